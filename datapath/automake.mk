@@ -1,0 +1,27 @@
+# The in-kernel half: XDP programs in restricted C.  One pattern rule
+# compiles each datapath/NAME.bpf.c into NAME.bpf.o and one more turns that
+# into NAME.skel.h, the skeleton through which userspace embeds, loads and
+# reaches the program's maps.
+
+BPF_CFLAGS = -O2 -g -target bpf -Wall -Wno-unused-function \
+	-I$(srcdir)/datapath $(BPF_CPPFLAGS)
+
+datapath_bpf_headers = \
+	datapath/xdp-dp.h \
+	datapath/xdp-dp-maps.h
+
+datapath_bpf_sources = datapath/xdp-dp.bpf.c
+
+EXTRA_DIST += $(datapath_bpf_sources) $(datapath_bpf_headers)
+
+datapath_skeletons = $(datapath_bpf_sources:.bpf.c=.skel.h)
+BUILT_SOURCES += $(datapath_skeletons)
+CLEANFILES += $(datapath_skeletons) $(datapath_bpf_sources:.bpf.c=.bpf.o)
+
+%.bpf.o: %.bpf.c $(datapath_bpf_headers)
+	@$(MKDIR_P) $(@D)
+	$(AM_V_GEN)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+%.skel.h: %.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name $(subst -,_,$(notdir $*)) \
+		> $@.tmp && mv $@.tmp $@

@@ -1,0 +1,1 @@
+# Attaching, replacing and detaching the datapath program on ports.

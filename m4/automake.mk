@@ -1,0 +1,1 @@
+EXTRA_DIST += m4/ovs-xdp.m4

@@ -1,0 +1,193 @@
+# -*- autoconf -*-
+# Checks for ovs-xdp: the libraries and tools it needs, and the Open vSwitch
+# source tree it is built against.  Each missing piece is reported with the
+# Debian package that provides it.
+
+dnl OVS_XDP_MISSING(WHAT, DEBIAN-PACKAGE)
+AC_DEFUN([OVS_XDP_MISSING],
+  [AC_MSG_ERROR([$1 not found; on Debian, install it with: apt-get install $2])])
+
+dnl OVS_XDP_CHECK_LIBS
+dnl
+dnl libbpf (skeletons, links, batched map operations), libxdp (AF_XDP
+dnl sockets) and libcap-ng (OVS drops privileges with it).
+AC_DEFUN([OVS_XDP_CHECK_LIBS], [
+  AC_CHECK_HEADER([bpf/libbpf.h], [], [OVS_XDP_MISSING([libbpf headers], [libbpf-dev])])
+  AC_CHECK_LIB([bpf], [bpf_object__open_skeleton], [], [OVS_XDP_MISSING([libbpf], [libbpf-dev])])
+  dnl Every libbpf call the datapath relies on; libbpf 1.1 has them all.
+  AC_CHECK_FUNCS([bpf_link_create bpf_link_update bpf_link_detach \
+                  bpf_map_update_batch bpf_map_lookup_batch \
+                  bpf_map_delete_batch bpf_prog_test_run_opts \
+                  bpf_xdp_query bpf_obj_get_info_by_fd libbpf_set_print],
+    [], [AC_MSG_ERROR([libbpf lacks $ac_func; install libbpf-dev 1.1 or later])])
+  AC_CHECK_HEADER([xdp/libxdp.h], [], [OVS_XDP_MISSING([libxdp headers], [libxdp-dev])])
+  AC_CHECK_LIB([xdp], [xdp_program__open_file], [], [OVS_XDP_MISSING([libxdp], [libxdp-dev])])
+  AC_CHECK_HEADER([cap-ng.h], [], [OVS_XDP_MISSING([libcap-ng headers], [libcap-ng-dev])])
+  AC_CHECK_LIB([cap-ng], [capng_clear], [], [OVS_XDP_MISSING([libcap-ng], [libcap-ng-dev])])
+])
+
+dnl OVS_XDP_CHECK_BPF_TOOLCHAIN
+dnl
+dnl clang with the BPF target compiles datapath/*.bpf.c; bpftool turns the
+dnl objects into skeleton headers.
+AC_DEFUN([OVS_XDP_CHECK_BPF_TOOLCHAIN], [
+  AC_ARG_VAR([CLANG], [clang used to compile the XDP programs])
+  AC_ARG_VAR([BPFTOOL], [bpftool used to generate BPF skeletons])
+  AC_PATH_PROGS([CLANG], [clang clang-14], [], [$PATH:/usr/lib/llvm-14/bin])
+  test -n "$CLANG" || OVS_XDP_MISSING([clang], [clang llvm])
+  AC_PATH_PROG([BPFTOOL], [bpftool], [], [$PATH:/usr/sbin:/sbin])
+  test -n "$BPFTOOL" || OVS_XDP_MISSING([bpftool], [bpftool])
+
+  multiarch=`$CC -print-multiarch 2>/dev/null`
+  BPF_CPPFLAGS=
+  if test -n "$multiarch" && test -d "/usr/include/$multiarch"; then
+    BPF_CPPFLAGS="-I/usr/include/$multiarch"
+  fi
+  AC_SUBST([BPF_CPPFLAGS])
+
+  AC_CACHE_CHECK([whether $CLANG compiles for the BPF target],
+    [ovs_xdp_cv_clang_bpf], [
+    cat > conftest.bpf.c <<_ACEOF
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+SEC("xdp") int conftest(struct xdp_md *ctx) { return XDP_PASS; }
+char LICENSE[[]] SEC("license") = "GPL";
+_ACEOF
+    if $CLANG -O2 -g -target bpf $BPF_CPPFLAGS -c conftest.bpf.c \
+         -o conftest.bpf.o >&AS_MESSAGE_LOG_FD 2>&1; then
+      ovs_xdp_cv_clang_bpf=yes
+    else
+      ovs_xdp_cv_clang_bpf=no
+    fi])
+  if test "$ovs_xdp_cv_clang_bpf" != yes; then
+    AC_MSG_ERROR([$CLANG cannot compile for the BPF target (see config.log); on Debian: apt-get install clang llvm libbpf-dev])
+  fi
+
+  AC_CACHE_CHECK([whether $BPFTOOL generates skeletons],
+    [ovs_xdp_cv_bpftool_skel], [
+    if $BPFTOOL gen skeleton conftest.bpf.o name conftest > conftest.skel.h \
+         2>&AS_MESSAGE_LOG_FD; then
+      ovs_xdp_cv_bpftool_skel=yes
+    else
+      ovs_xdp_cv_bpftool_skel=no
+    fi])
+  rm -f conftest.bpf.c conftest.bpf.o conftest.skel.h
+  if test "$ovs_xdp_cv_bpftool_skel" != yes; then
+    AC_MSG_ERROR([$BPFTOOL cannot generate BPF skeletons; on Debian: apt-get install bpftool])
+  fi
+])
+
+dnl OVS_XDP_CHECK_OVS_SOURCE
+dnl
+dnl Finds the Open vSwitch tree to build against and prepares it:
+dnl
+dnl   - --with-ovs-source=DIR: DIR is an OVS source tree.  If it is already
+dnl     configured in place, it is built (and used) in place; otherwise it is
+dnl     configured in ovs-build/ inside our build tree.
+dnl   - otherwise the tarball of Debian's openvswitch-source package
+dnl     (--with-ovs-tarball=FILE to name another) is unpacked into ovs/ in
+dnl     our build tree and configured there.
+dnl
+dnl OVS is configured with Debian's paths (/etc, /var/run/openvswitch,
+dnl /usr/share/openvswitch) so that ovs-vswitchd-xdp finds the same database
+dnl and sockets as Debian's stock daemons.  OVS_CONFIGURE_FLAGS adds to that.
+AC_DEFUN([OVS_XDP_CHECK_OVS_SOURCE], [
+  AC_ARG_WITH([ovs-source],
+    [AS_HELP_STRING([--with-ovs-source=DIR],
+                    [build against the Open vSwitch source tree in DIR])],
+    [], [with_ovs_source=no])
+  AC_ARG_WITH([ovs-tarball],
+    [AS_HELP_STRING([--with-ovs-tarball=FILE],
+                    [Open vSwitch tarball to unpack when --with-ovs-source is not given
+                     @<:@/usr/src/openvswitch/openvswitch.tar.gz@:>@])],
+    [], [with_ovs_tarball=/usr/src/openvswitch/openvswitch.tar.gz])
+  AC_ARG_VAR([OVS_CONFIGURE_FLAGS], [extra flags for Open vSwitch's configure])
+
+  case $with_ovs_source in
+  no|'')
+    AC_MSG_CHECKING([for the Open vSwitch tarball])
+    if test ! -f "$with_ovs_tarball"; then
+      AC_MSG_RESULT([no])
+      OVS_XDP_MISSING([$with_ovs_tarball], [openvswitch-source])
+    fi
+    AC_MSG_RESULT([$with_ovs_tarball])
+    OVS_SRCDIR=$ac_pwd/ovs
+    OVS_BUILDDIR=$OVS_SRCDIR
+    stamp=`ls -l --time-style=+%s "$with_ovs_tarball" | awk '{print $5 "-" $6}'`
+    if test ! -f "$OVS_SRCDIR/.ovs-xdp-unpacked" || \
+       test "`cat $OVS_SRCDIR/.ovs-xdp-unpacked`" != "$with_ovs_tarball $stamp"; then
+      AC_MSG_NOTICE([unpacking $with_ovs_tarball into $OVS_SRCDIR])
+      rm -rf "$OVS_SRCDIR" && $MKDIR_P "$OVS_SRCDIR" && \
+        tar -xzf "$with_ovs_tarball" -C "$OVS_SRCDIR" --strip-components=1 || \
+        AC_MSG_ERROR([cannot unpack $with_ovs_tarball])
+      echo "$with_ovs_tarball $stamp" > "$OVS_SRCDIR/.ovs-xdp-unpacked"
+    fi
+    ;;
+  *)
+    OVS_SRCDIR=`cd "$with_ovs_source" 2>/dev/null && pwd` || \
+      AC_MSG_ERROR([--with-ovs-source=$with_ovs_source: no such directory])
+    if test -f "$OVS_SRCDIR/config.h" && test -f "$OVS_SRCDIR/Makefile"; then
+      OVS_BUILDDIR=$OVS_SRCDIR
+    else
+      OVS_BUILDDIR=$ac_pwd/ovs-build
+    fi
+    ;;
+  esac
+
+  AC_MSG_CHECKING([Open vSwitch version in $OVS_SRCDIR])
+  test -f "$OVS_SRCDIR/configure.ac" || \
+    AC_MSG_ERROR([$OVS_SRCDIR is not an Open vSwitch source tree (no configure.ac)])
+  OVS_VERSION=`sed -n 's/^A@<:@C@:>@_INIT(openvswitch, *\(@<:@^,@:>@*\),.*/\1/p' "$OVS_SRCDIR/configure.ac"`
+  AC_MSG_RESULT([$OVS_VERSION])
+  dnl The datapath provider interface (lib/dpif-provider.h) and the
+  dnl vswitchd objects change between releases: build only against the
+  dnl release series this code was written for.
+  case $OVS_VERSION in
+  3.1.*) ;;
+  *) AC_MSG_ERROR([Open vSwitch $OVS_VERSION is not supported; ovs-xdp needs 3.1.x (Debian 12's openvswitch-source)]) ;;
+  esac
+
+  if test ! -f "$OVS_BUILDDIR/config.h" || test ! -f "$OVS_BUILDDIR/Makefile"; then
+    if test ! -x "$OVS_SRCDIR/configure"; then
+      AC_MSG_NOTICE([running boot.sh in $OVS_SRCDIR])
+      (cd "$OVS_SRCDIR" && ./boot.sh) >ovs-boot.log 2>&1 || \
+        AC_MSG_ERROR([boot.sh failed in $OVS_SRCDIR; see ovs-boot.log])
+    fi
+    AC_MSG_NOTICE([configuring Open vSwitch in $OVS_BUILDDIR (log: ovs-configure.log)])
+    $MKDIR_P "$OVS_BUILDDIR"
+    (cd "$OVS_BUILDDIR" && \
+     "$OVS_SRCDIR/configure" --prefix=/usr --localstatedir=/var \
+         --sysconfdir=/etc CC="$CC" $OVS_CONFIGURE_FLAGS) \
+        >ovs-configure.log 2>&1 || {
+      tail -n 20 ovs-configure.log
+      AC_MSG_ERROR([Open vSwitch's configure failed; see ovs-configure.log])
+    }
+  fi
+
+  dnl The objects of OVS's own ovs-vswitchd, less nothing: ovs-vswitchd-xdp
+  dnl is that program with our provider linked in.
+  AC_MSG_CHECKING([for the ovs-vswitchd sources in $OVS_SRCDIR])
+  OVS_VSWITCHD_OBJS=`sed -n '/^vswitchd_ovs_vswitchd_SOURCES *=/,/^[[^\\]]*$/p' \
+      "$OVS_SRCDIR/vswitchd/automake.mk" | grep -o 'vswitchd/[[^ ]]*\.c' | \
+      sed 's|^\(.*\)\.c$|$(OVS_BUILDDIR)/\1.$(OBJEXT)|' | tr '\n' ' '`
+  test -n "$OVS_VSWITCHD_OBJS" || \
+    AC_MSG_ERROR([cannot find vswitchd_ovs_vswitchd_SOURCES in $OVS_SRCDIR/vswitchd/automake.mk])
+  AC_MSG_RESULT([$OVS_VSWITCHD_OBJS])
+
+  AC_SUBST([OVS_SRCDIR])
+  AC_SUBST([OVS_BUILDDIR])
+  AC_SUBST([OVS_VERSION])
+  AC_SUBST([OVS_VSWITCHD_OBJS])
+  AC_DEFINE_UNQUOTED([OVS_XDP_OVS_VERSION], ["$OVS_VERSION"],
+                     [Version of the Open vSwitch tree we are built against.])
+])
+
+dnl OVS_XDP_ENABLE_WERROR
+AC_DEFUN([OVS_XDP_ENABLE_WERROR], [
+  AC_ARG_ENABLE([Werror],
+    [AS_HELP_STRING([--enable-Werror], [treat compiler warnings as errors])],
+    [], [enable_Werror=no])
+  WERROR=
+  test "$enable_Werror" = yes && WERROR=-Werror
+  AC_SUBST([WERROR])
+])

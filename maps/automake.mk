@@ -1,0 +1,1 @@
+# Map lifecycle and pinning, mmapped statistics, batched map operations.

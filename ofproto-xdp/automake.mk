@@ -1,0 +1,15 @@
+# The userspace half inside ovs-vswitchd: the dpif provider and, linked
+# with Open vSwitch's own vswitchd objects, ovs-vswitchd-xdp.
+
+noinst_LTLIBRARIES += ofproto-xdp/libovsxdp.la
+ofproto_xdp_libovsxdp_la_SOURCES = \
+	ofproto-xdp/dpif-xdp.c \
+	ofproto-xdp/dpif-xdp.h
+
+sbin_PROGRAMS += ofproto-xdp/ovs-vswitchd-xdp
+ofproto_xdp_ovs_vswitchd_xdp_SOURCES = ofproto-xdp/ovs-vswitchd-xdp.c
+ofproto_xdp_ovs_vswitchd_xdp_LDADD = \
+	ofproto-xdp/libovsxdp.la \
+	$(OVS_VSWITCHD_OBJS) \
+	$(OVS_LIBS) \
+	$(LIBS)

@@ -1,0 +1,39 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* ovs-vswitchd-xdp is Open vSwitch's own ovs-vswitchd, linked unchanged from
+ * the objects of the OVS tree we build against (its main() included), plus
+ * this file.  OVS offers no hook between main() and bridge_init() for a new
+ * datapath class, so the class is registered from a constructor, before
+ * main() runs: dp_register_provider() only takes a statically initialised
+ * mutex and adds to a statically initialised shash, and our class has no
+ * init() to run that early.  This object is linked directly (not from an
+ * archive), so the linker keeps the constructor. */
+
+#include <config.h>
+
+#include "dpif-provider.h"
+#include "ofproto-xdp/dpif-xdp.h"
+#include "util.h"
+
+OVS_CONSTRUCTOR(ovs_vswitchd_xdp_register)
+{
+    int error = dp_register_provider(&dpif_xdp_class);
+
+    if (error) {
+        ovs_fatal(error, "cannot register the xdp datapath provider");
+    }
+}
