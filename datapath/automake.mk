@@ -8,9 +8,12 @@ BPF_CFLAGS = -O2 -g -target bpf -Wall -Wno-unused-function \
 
 datapath_bpf_headers = \
 	datapath/xdp-dp.h \
-	datapath/xdp-dp-maps.h
+	datapath/xdp-dp-maps.h \
+	datapath/xdp-dp-parse.h
 
-datapath_bpf_sources = datapath/xdp-dp.bpf.c
+datapath_bpf_sources = \
+	datapath/xdp-dp.bpf.c \
+	datapath/xdp-parse-test.bpf.c
 
 EXTRA_DIST += $(datapath_bpf_sources) $(datapath_bpf_headers)
 

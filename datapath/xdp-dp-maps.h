@@ -4,22 +4,113 @@
 #ifndef XDP_DP_MAPS_H
 #define XDP_DP_MAPS_H 1
 
-/* The maps of the datapath program. */
+/* The maps of the datapath program.  ovs-vswitchd creates them through the
+ * skeleton; the layout of each value is in xdp-dp.h. */
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
 #include "xdp-dp.h"
 
-/* Largest ifindex with per-port state. */
-#define XDP_DP_MAX_IFINDEX 4096
+/* Ingress ifindex -> datapath port number, for the ports of this
+ * datapath.  A packet from any other device is passed to the stack. */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, XDP_DP_MAX_PORTS);
+    __type(key, __u32);
+    __type(value, __u32);
+} xdp_dp_in_ports SEC(".maps");
 
-/* Per-port counters, per CPU, indexed by ingress ifindex. */
+/* Datapath port number -> how to transmit on it. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, XDP_DP_MAX_PORTS);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_port);
+} xdp_dp_ports SEC(".maps");
+
+/* Datapath port number -> device, for bpf_redirect_map(). */
+struct {
+    __uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+    __uint(max_entries, XDP_DP_MAX_PORTS);
+    __type(key, __u32);
+    __type(value, __u32);
+} xdp_dp_tx_ports SEC(".maps");
+
+/* Subtable masks, indexed by mask slot. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, XDP_DP_MAX_MASKS);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_mask);
+} xdp_dp_masks SEC(".maps");
+
+/* The order of subtables: two copies, see struct xdp_dp_mask_list. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 2);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_mask_list);
+} xdp_dp_mask_lists SEC(".maps");
+
+/* Which copy of xdp_dp_mask_lists is current (0 or 1). */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, __u32);
+} xdp_dp_mask_active SEC(".maps");
+
+/* The template of a subtable: masked key -> flow.  Entries are allocated
+ * as flows are installed. */
+struct xdp_dp_subtable {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __uint(max_entries, XDP_DP_MAX_FLOWS);
+    __uint(key_size, sizeof(struct xdp_flow_key));
+    __uint(value_size, sizeof(struct xdp_flow));
+};
+
+/* Subtables, indexed by mask slot.  ovs-vswitchd creates a subtable map
+ * when a mask first appears and removes it with the mask's last flow. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+    __uint(max_entries, XDP_DP_MAX_MASKS);
+    __type(key, __u32);
+    __array(values, struct xdp_dp_subtable);
+} xdp_dp_subtables SEC(".maps");
+
+/* Per-flow statistics, indexed by flow slot, read by ovs-vswitchd through
+ * mmap(). */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, XDP_DP_MAX_FLOWS);
+    __type(key, __u32);
+    __type(value, struct xdp_flow_stats);
+} xdp_dp_flow_stats SEC(".maps");
+
+/* Datapath counters. */
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-    __uint(max_entries, XDP_DP_MAX_IFINDEX);
+    __uint(max_entries, 1);
     __type(key, __u32);
-    __type(value, struct xdp_dp_port_stats);
-} xdp_dp_port_stats SEC(".maps");
+    __type(value, struct xdp_dp_stats);
+} xdp_dp_stats SEC(".maps");
+
+/* Upcalls to ovs-vswitchd: one perf ring per CPU. */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+    __uint(key_size, sizeof(__u32));
+    __uint(value_size, sizeof(__u32));
+} xdp_dp_upcalls SEC(".maps");
+
+/* Scratch space for the masked key, per CPU, to spare the stack. */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct xdp_flow_key);
+} xdp_dp_scratch SEC(".maps");
 
 #endif /* xdp-dp-maps.h */

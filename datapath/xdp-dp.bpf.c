@@ -3,29 +3,484 @@
 
 /* The datapath program: one instance per datapath, attached to every port.
  *
- * Foundation stage: the program counts what arrives on each port and hands
- * every frame to the kernel stack unchanged (XDP_PASS).  Flow
- * classification, actions and upcalls are the datapath's next step. */
+ * For each frame: the ingress ifindex is mapped to a datapath port (frames
+ * from other devices go to the stack untouched); the frame is parsed into a
+ * 'struct xdp_flow_key' (xdp-dp-parse.h); the key is masked with each
+ * subtable's mask, in the order userspace keeps in xdp_dp_mask_lists, and
+ * looked up in that subtable's hash map.  On a hit the flow's counters are
+ * bumped in the mmapped statistics array and its actions run; a slow-path
+ * flow's packets, and all packets that miss, go to ovs-vswitchd through a
+ * perf event ring (struct xdp_dp_upcall, then the whole frame).
+ *
+ * Output is bpf_redirect_map() on a devmap, except for ports whose XDP
+ * transmit would lose the frame (a veth whose peer has no NAPI): there the
+ * program leaves a 'struct xdp_dp_skb_meta' in front of the frame and
+ * passes it up, and xdp_dp_tc, on the same device's TC ingress hook,
+ * redirects the resulting skb (see enum xdp_dp_tx_mode). */
 
 #include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/pkt_cls.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
 #include "xdp-dp.h"
 #include "xdp-dp-maps.h"
+#include "xdp-dp-parse.h"
+
+#define ETH_P_8021Q_BE bpf_htons(0x8100)
+#define ETH_P_8021AD_BE bpf_htons(0x88a8)
+
+static __always_inline void
+count(__u32 field_offset, __u64 n)
+{
+    __u32 zero = 0;
+    struct xdp_dp_stats *stats = bpf_map_lookup_elem(&xdp_dp_stats, &zero);
+
+    if (stats) {
+        *(__u64 *) ((char *) stats + field_offset) += n;
+    }
+}
+#define COUNT(FIELD, N) count(__builtin_offsetof(struct xdp_dp_stats, FIELD), N)
+
+/* Hands the frame to ovs-vswitchd.  Returns the XDP verdict. */
+static __always_inline int
+upcall(struct xdp_md *ctx, __u32 type, __u32 in_port, __u32 arg)
+{
+    __u64 len = ctx->data_end - ctx->data;
+    struct xdp_dp_upcall up = {
+        .type = type,
+        .in_port = in_port,
+        .slot = arg,
+        .pkt_len = len,
+    };
+
+    if (bpf_perf_event_output(ctx, &xdp_dp_upcalls,
+                              BPF_F_CURRENT_CPU | (len << 32),
+                              &up, sizeof up)) {
+        COUNT(n_lost, 1);
+    }
+    return XDP_DROP;
+}
+
+/* Finds the flow for 'key', visiting subtables in userspace's order.
+ * Stores the number of subtables visited in '*n_visited'. */
+static __always_inline struct xdp_flow *
+classify(const struct xdp_flow_key *key, __u32 *n_visited)
+{
+    __u32 zero = 0;
+    __u32 *active = bpf_map_lookup_elem(&xdp_dp_mask_active, &zero);
+    struct xdp_dp_mask_list *list;
+    struct xdp_flow_key *masked;
+
+    *n_visited = 0;
+    if (!active) {
+        return NULL;
+    }
+    list = bpf_map_lookup_elem(&xdp_dp_mask_lists, active);
+    masked = bpf_map_lookup_elem(&xdp_dp_scratch, &zero);
+    if (!list || !masked) {
+        return NULL;
+    }
+
+    __u32 n = list->n_masks;
+    for (__u32 i = 0; i < XDP_DP_MAX_MASKS && i < n; i++) {
+        __u32 slot = list->slots[i];
+        struct xdp_dp_mask *mask = bpf_map_lookup_elem(&xdp_dp_masks, &slot);
+        void *subtable = bpf_map_lookup_elem(&xdp_dp_subtables, &slot);
+
+        if (!mask || !subtable) {
+            continue;
+        }
+        const __u64 *k = (const __u64 *) key;
+        const __u64 *m = (const __u64 *) &mask->mask;
+        __u64 *out = (__u64 *) masked;
+#pragma unroll
+        for (int w = 0; w < XDP_FLOW_KEY_WORDS; w++) {
+            out[w] = k[w] & m[w];
+        }
+        *n_visited = i + 1;
+
+        struct xdp_flow *flow = bpf_map_lookup_elem(subtable, masked);
+        if (flow) {
+            return flow;
+        }
+    }
+    return NULL;
+}
+
+/* Incremental checksum update (RFC 1624) of '*sum' for a 32-bit field
+ * changing from 'from' to 'to'. */
+static __always_inline void
+csum_replace4(__sum16 *sum, __be32 from, __be32 to)
+{
+    __u32 s = (__u16) ~*sum;
+
+    s += (__u16) ~from + (__u16) ~(from >> 16);
+    s += (__u16) to + (__u16) (to >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    *sum = ~s;
+}
+
+static __always_inline void
+csum_replace2(__sum16 *sum, __be16 from, __be16 to)
+{
+    __u32 s = (__u16) ~*sum;
+
+    s += (__u16) ~from + (__u16) to;
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    *sum = ~s;
+}
+
+/* Offset of the L3 header, past the Ethernet header and up to two VLAN
+ * headers, or -1 if the frame is too short. */
+static __always_inline int
+l3_offset(void *data, void *data_end)
+{
+    struct ethhdr *eth = data;
+    int off = sizeof *eth;
+    __be16 type;
+
+    if ((void *) (eth + 1) > data_end) {
+        return -1;
+    }
+    type = eth->h_proto;
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        if (type != ETH_P_8021Q_BE && type != ETH_P_8021AD_BE) {
+            break;
+        }
+        __be16 *inner = data + off + 2;
+        if ((void *) (inner + 1) > data_end) {
+            return -1;
+        }
+        type = *inner;
+        off += 4;
+    }
+    return off;
+}
+
+static __always_inline int
+do_push_vlan(struct xdp_md *ctx, const struct xdp_vlan_hdr *vlan)
+{
+    if (bpf_xdp_adjust_head(ctx, -4)) {
+        return -1;
+    }
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    if (data + 16 > data_end) {
+        return -1;
+    }
+    __builtin_memmove(data, data + 4, 12);
+    __be16 *hdr = data + 12;
+    hdr[0] = vlan->tpid;
+    hdr[1] = vlan->tci & ~bpf_htons(XDP_VLAN_CFI);
+    return 0;
+}
+
+static __always_inline int
+do_pop_vlan(struct xdp_md *ctx)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+
+    if (data + 18 > data_end) {
+        return -1;
+    }
+    __be16 type = *(__be16 *) (data + 12);
+    if (type != ETH_P_8021Q_BE && type != ETH_P_8021AD_BE) {
+        return 0;
+    }
+    __builtin_memmove(data + 4, data, 12);
+    return bpf_xdp_adjust_head(ctx, 4) ? -1 : 0;
+}
+
+static __always_inline int
+do_set_eth(struct xdp_md *ctx, const struct xdp_dp_action *a)
+{
+    __u8 *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+
+    if ((void *) (data + 12) > data_end) {
+        return -1;
+    }
+#pragma unroll
+    for (int i = 0; i < 6; i++) {
+        data[i] = (data[i] & ~a->eth.dst_mask[i])
+                  | (a->eth.dst[i] & a->eth.dst_mask[i]);
+        data[6 + i] = (data[6 + i] & ~a->eth.src_mask[i])
+                      | (a->eth.src[i] & a->eth.src_mask[i]);
+    }
+    return 0;
+}
+
+/* Fixes up the L4 checksum of an IPv4 packet whose address changed from
+ * 'from' to 'to'; 'l4' is the start of the L4 header. */
+static __always_inline void
+fix_l4_csum_addr(void *l4, void *data_end, __u8 proto, __u8 frag,
+                 __be32 from, __be32 to)
+{
+    if (frag & XDP_NW_FRAG_LATER) {
+        return;
+    }
+    if (proto == IPPROTO_TCP) {
+        struct tcphdr *tcp = l4;
+        if ((void *) (tcp + 1) <= data_end) {
+            csum_replace4(&tcp->check, from, to);
+        }
+    } else if (proto == IPPROTO_UDP) {
+        struct udphdr *udp = l4;
+        if ((void *) (udp + 1) <= data_end && udp->check) {
+            csum_replace4(&udp->check, from, to);
+            if (!udp->check) {
+                udp->check = 0xffff;
+            }
+        }
+    }
+}
+
+static __always_inline int
+do_set_ipv4(struct xdp_md *ctx, const struct xdp_dp_action *a,
+            const struct xdp_flow_key *key)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    int off = l3_offset(data, data_end);
+
+    if (off < 0 || off > 64) {
+        return -1;
+    }
+    struct iphdr *ip = data + off;
+    if ((void *) (ip + 1) > data_end) {
+        return -1;
+    }
+    void *l4 = (void *) ip + ip->ihl * 4;
+
+    if (a->ipv4.src_mask) {
+        __be32 old = ip->saddr;
+        __be32 new = (old & ~a->ipv4.src_mask) | (a->ipv4.src & a->ipv4.src_mask);
+        csum_replace4(&ip->check, old, new);
+        fix_l4_csum_addr(l4, data_end, ip->protocol, key->nw_frag, old, new);
+        ip->saddr = new;
+    }
+    if (a->ipv4.dst_mask) {
+        __be32 old = ip->daddr;
+        __be32 new = (old & ~a->ipv4.dst_mask) | (a->ipv4.dst & a->ipv4.dst_mask);
+        csum_replace4(&ip->check, old, new);
+        fix_l4_csum_addr(l4, data_end, ip->protocol, key->nw_frag, old, new);
+        ip->daddr = new;
+    }
+    if (a->ipv4.tos_mask || a->ipv4.ttl_mask) {
+        __be16 *word0 = (__be16 *) ip;          /* version, ihl, tos */
+        __be16 *word4 = (__be16 *) ip + 4;      /* ttl, protocol */
+        __be16 old0 = *word0, old4 = *word4;
+
+        ip->tos = (ip->tos & ~a->ipv4.tos_mask)
+                  | (a->ipv4.tos & a->ipv4.tos_mask);
+        ip->ttl = (ip->ttl & ~a->ipv4.ttl_mask)
+                  | (a->ipv4.ttl & a->ipv4.ttl_mask);
+        csum_replace2(&ip->check, old0, *word0);
+        csum_replace2(&ip->check, old4, *word4);
+    }
+    return 0;
+}
+
+static __always_inline int
+do_set_l4_ports(struct xdp_md *ctx, const struct xdp_dp_action *a,
+                const struct xdp_flow_key *key)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    int off = l3_offset(data, data_end);
+    __be16 *ports;
+    __sum16 *check;
+
+    if (off < 0 || off > 64 || key->nw_frag & XDP_NW_FRAG_LATER
+        || key->nw_proto != a->l4.proto) {
+        return -1;
+    }
+    if (key->eth_type == bpf_htons(ETH_P_IP)) {
+        struct iphdr *ip = data + off;
+        if ((void *) (ip + 1) > data_end) {
+            return -1;
+        }
+        off += ip->ihl * 4;
+    } else {
+        /* IPv6 port rewrites are compiled as slow path. */
+        return -1;
+    }
+    if (off > 128) {
+        return -1;
+    }
+    if (a->l4.proto == IPPROTO_TCP) {
+        struct tcphdr *tcp = data + off;
+        if ((void *) (tcp + 1) > data_end) {
+            return -1;
+        }
+        ports = (__be16 *) tcp;
+        check = &tcp->check;
+    } else {
+        struct udphdr *udp = data + off;
+        if ((void *) (udp + 1) > data_end) {
+            return -1;
+        }
+        ports = (__be16 *) udp;
+        check = udp->check ? &udp->check : NULL;
+    }
+
+    __be16 src = (ports[0] & ~a->l4.src_mask) | (a->l4.src & a->l4.src_mask);
+    __be16 dst = (ports[1] & ~a->l4.dst_mask) | (a->l4.dst & a->l4.dst_mask);
+    if (check) {
+        csum_replace2(check, ports[0], src);
+        csum_replace2(check, ports[1], dst);
+        if (a->l4.proto == IPPROTO_UDP && !*check) {
+            *check = 0xffff;
+        }
+    }
+    ports[0] = src;
+    ports[1] = dst;
+    return 0;
+}
+
+/* Sends the frame to datapath port 'port_no'.  Returns the XDP verdict. */
+static __always_inline int
+do_output(struct xdp_md *ctx, __u32 in_port, __u32 port_no)
+{
+    struct xdp_dp_port *port = bpf_map_lookup_elem(&xdp_dp_ports, &port_no);
+
+    if (!port) {
+        return XDP_DROP;
+    }
+    switch (port->tx_mode) {
+    case XDP_DP_TX_REDIRECT:
+        return bpf_redirect_map(&xdp_dp_tx_ports, port_no, XDP_DROP);
+
+    case XDP_DP_TX_SKB: {
+        if (bpf_xdp_adjust_meta(ctx, -(int) sizeof(struct xdp_dp_skb_meta))) {
+            COUNT(n_tx_error, 1);
+            return XDP_DROP;
+        }
+        struct xdp_dp_skb_meta *meta = (void *) (long) ctx->data_meta;
+        if ((void *) (meta + 1) > (void *) (long) ctx->data) {
+            COUNT(n_tx_error, 1);
+            return XDP_DROP;
+        }
+        meta->magic = XDP_DP_SKB_META_MAGIC;
+        meta->ifindex = port->ifindex;
+        return XDP_PASS;
+    }
+
+    case XDP_DP_TX_SLOW:
+        return upcall(ctx, XDP_DP_UPCALL_OUTPUT, in_port, port_no);
+
+    default:
+        return XDP_DROP;
+    }
+}
+
+/* Runs 'flow''s actions.  Returns the XDP verdict. */
+static __always_inline int
+execute(struct xdp_md *ctx, const struct xdp_flow *flow,
+        const struct xdp_flow_key *key)
+{
+    __u32 n = flow->n_actions;
+
+    for (__u32 i = 0; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
+        const struct xdp_dp_action *a = &flow->actions[i];
+        int error = 0;
+
+        switch (a->type) {
+        case XDP_DP_ACTION_OUTPUT:
+            return do_output(ctx, key->in_port, a->output.port);
+        case XDP_DP_ACTION_PUSH_VLAN:
+            error = do_push_vlan(ctx, &a->vlan);
+            break;
+        case XDP_DP_ACTION_POP_VLAN:
+            error = do_pop_vlan(ctx);
+            break;
+        case XDP_DP_ACTION_SET_ETH:
+            error = do_set_eth(ctx, a);
+            break;
+        case XDP_DP_ACTION_SET_IPV4:
+            error = do_set_ipv4(ctx, a, key);
+            break;
+        case XDP_DP_ACTION_SET_L4_PORTS:
+            error = do_set_l4_ports(ctx, a, key);
+            break;
+        default:
+            error = -1;
+            break;
+        }
+        if (error) {
+            COUNT(n_tx_error, 1);
+            return XDP_DROP;
+        }
+    }
+    return XDP_DROP;
+}
 
 SEC("xdp")
 int
 xdp_dp_main(struct xdp_md *ctx)
 {
     __u32 ifindex = ctx->ingress_ifindex;
-    struct xdp_dp_port_stats *stats;
+    __u32 *port_no = bpf_map_lookup_elem(&xdp_dp_in_ports, &ifindex);
+    struct xdp_flow_key key;
+    struct xdp_flow *flow;
+    __u32 n_visited;
 
-    stats = bpf_map_lookup_elem(&xdp_dp_port_stats, &ifindex);
-    if (stats) {
-        stats->rx_packets++;
-        stats->rx_bytes += ctx->data_end - ctx->data;
+    if (!port_no) {
+        return XDP_PASS;
     }
-    return XDP_PASS;
+
+    xdp_parse(ctx, &key);
+    key.in_port = *port_no;
+
+    flow = classify(&key, &n_visited);
+    if (!flow) {
+        COUNT(n_missed, 1);
+        return upcall(ctx, XDP_DP_UPCALL_MISS, key.in_port, 0);
+    }
+    COUNT(n_hit, 1);
+    COUNT(n_mask_hit, n_visited);
+
+    __u32 slot = flow->slot;
+    struct xdp_flow_stats *stats = bpf_map_lookup_elem(&xdp_dp_flow_stats,
+                                                       &slot);
+    if (stats) {
+        __sync_fetch_and_add(&stats->n_packets, 1);
+        __sync_fetch_and_add(&stats->n_bytes, ctx->data_end - ctx->data);
+        stats->used = bpf_ktime_get_ns();
+        if (key.tcp_flags && key.nw_proto == IPPROTO_TCP) {
+            __sync_fetch_and_or(&stats->tcp_flags, bpf_ntohs(key.tcp_flags));
+        }
+    }
+
+    if (flow->flags & XDP_FLOW_F_SLOW_PATH) {
+        COUNT(n_slow_path, 1);
+        return upcall(ctx, XDP_DP_UPCALL_SLOW_PATH, key.in_port, slot);
+    }
+    return execute(ctx, flow, &key);
+}
+
+/* TC ingress half of XDP_DP_TX_SKB output. */
+SEC("tc")
+int
+xdp_dp_tc(struct __sk_buff *skb)
+{
+    struct xdp_dp_skb_meta *meta = (void *) (long) skb->data_meta;
+
+    if ((void *) (meta + 1) > (void *) (long) skb->data
+        || meta->magic != XDP_DP_SKB_META_MAGIC) {
+        return TC_ACT_OK;
+    }
+    return bpf_redirect(meta->ifindex, 0);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

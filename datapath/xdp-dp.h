@@ -6,16 +6,218 @@
 
 /* Structures shared by the XDP datapath program and ovs-vswitchd.  Both
  * sides compile this header, so it holds fixed-width types only and no
- * pointers; every layout change bumps XDP_DP_ABI_VERSION. */
+ * pointers; every layout change bumps XDP_DP_ABI_VERSION.
+ *
+ * Flow key
+ * ========
+ *
+ * 'struct xdp_flow_key' is what the program extracts from a packet and what
+ * a megaflow matches on.  Its fields mean what the fields of the same name
+ * in Open vSwitch's 'struct flow' mean (lib/flow.c, flow_extract()), byte
+ * order included: network order for packet fields, host order for
+ * metadata.  A megaflow is a (key, mask) pair of this structure; a packet
+ * matches it when (packet key & mask) == key.  The layout is 16 64-bit
+ * words so that masking is word by word.
+ *
+ * Actions
+ * =======
+ *
+ * A flow's actions run in XDP when each is one of 'enum xdp_dp_action_type'
+ * and there are at most XDP_FLOW_MAX_ACTIONS of them, with at most one
+ * output and only as the last action.  Any other flow is a slow-path flow
+ * (XDP_FLOW_F_SLOW_PATH): its packets are counted and handed to
+ * ovs-vswitchd, which executes its actions with odp_execute_actions(). */
 
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 1
+#define XDP_DP_ABI_VERSION 2
 
-/* Counters of one port, indexed by ingress ifindex (see xdp-dp-maps.h). */
-struct xdp_dp_port_stats {
-    __u64 rx_packets;           /* Frames the program saw on this port. */
-    __u64 rx_bytes;             /* Bytes of those frames. */
+/* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
+ * XDP_VLAN_CFI set when the header is present. */
+struct xdp_vlan_hdr {
+    __be16 tpid;                /* ETH_TYPE_VLAN_8021Q or _8021AD. */
+    __be16 tci;                 /* PCP, CFI (always set if present), VID. */
 };
+#define XDP_VLAN_CFI 0x1000     /* In host order; htons() it to compare. */
+
+/* nw_frag values, as OVS's FLOW_NW_FRAG_*. */
+#define XDP_NW_FRAG_ANY   (1 << 0) /* Set for any IP fragment. */
+#define XDP_NW_FRAG_LATER (1 << 1) /* Set for IP fragment with nonzero offset. */
+
+/* eth_type of frames with no Ethertype (802.2 without SNAP), as OVS's
+ * FLOW_DL_TYPE_NONE. */
+#define XDP_ETH_TYPE_NONE 0x5ff
+
+struct xdp_flow_key {
+    /* Metadata (host byte order). */
+    __u32 recirc_id;            /* Recirculation id; 0 on arrival. */
+    __u32 dp_hash;              /* Datapath hash; 0 until a hash action. */
+    __u32 in_port;              /* Datapath port number of the ingress. */
+    __u32 pad0;                 /* Must be zero. */
+
+    /* L2. */
+    __u8 eth_dst[6];            /* Ethernet destination. */
+    __u8 eth_src[6];            /* Ethernet source. */
+    __be16 eth_type;            /* Ethertype after the VLAN headers. */
+    __u16 pad1;                 /* Must be zero. */
+    struct xdp_vlan_hdr vlans[2];   /* Outer first; tci 0 if absent. */
+
+    /* L3. */
+    __be32 nw_src;              /* IPv4 source or ARP SPA. */
+    __be32 nw_dst;              /* IPv4 destination or ARP TPA. */
+    __u8 ipv6_src[16];          /* IPv6 source. */
+    __u8 ipv6_dst[16];          /* IPv6 destination. */
+    __be32 ipv6_label;          /* IPv6 flow label (20 bits). */
+    __u8 nw_frag;               /* XDP_NW_FRAG_*. */
+    __u8 nw_tos;                /* IP ToS / traffic class (DSCP and ECN). */
+    __u8 nw_ttl;                /* IP TTL / hop limit. */
+    __u8 nw_proto;              /* IP protocol, or low 8 bits of ARP op. */
+
+    /* L4. */
+    __u8 nd_target[16];         /* IPv6 neighbor discovery target. */
+    __u8 arp_sha[6];            /* ARP SHA, or ND source link-layer addr. */
+    __u8 arp_tha[6];            /* ARP THA, or ND target link-layer addr. */
+    __be16 tcp_flags;           /* TCP flags, or ND options type. */
+    __be16 tp_src;              /* L4 source port, or ICMP type. */
+    __be16 tp_dst;              /* L4 destination port, or ICMP code. */
+    __u16 pad2;                 /* Must be zero. */
+    __be32 igmp_group_ip4;      /* IGMP group, or ND reserved field. */
+};
+
+#define XDP_FLOW_KEY_WORDS (sizeof(struct xdp_flow_key) / 8)
+
+/* XDP actions. */
+enum xdp_dp_action_type {
+    XDP_DP_ACTION_OUTPUT = 1,      /* Send to port 'output.port'. */
+    XDP_DP_ACTION_PUSH_VLAN,       /* Push 'vlan' (tci with XDP_VLAN_CFI). */
+    XDP_DP_ACTION_POP_VLAN,        /* Pop the outermost VLAN header. */
+    XDP_DP_ACTION_SET_ETH,         /* Masked write of Ethernet addresses. */
+    XDP_DP_ACTION_SET_IPV4,        /* Masked write of IPv4 fields, with the IP
+                                 * and L4 checksums fixed up. */
+    XDP_DP_ACTION_SET_L4_PORTS,    /* Masked write of TCP or UDP ports, with the
+                                 * L4 checksum fixed up. */
+};
+
+struct xdp_dp_action {
+    __u32 type;                 /* enum xdp_dp_action_type. */
+    __u32 pad;                  /* Must be zero. */
+    union {
+        struct {
+            __u32 port;         /* Datapath port number. */
+        } output;
+        struct xdp_vlan_hdr vlan;
+        struct {
+            __u8 dst[6], dst_mask[6];
+            __u8 src[6], src_mask[6];
+        } eth;
+        struct {
+            __be32 src, src_mask;
+            __be32 dst, dst_mask;
+            __u8 tos, tos_mask;
+            __u8 ttl, ttl_mask;
+        } ipv4;
+        struct {
+            __u8 proto;         /* IPPROTO_TCP or IPPROTO_UDP. */
+            __u8 pad[3];
+            __be16 src, src_mask;
+            __be16 dst, dst_mask;
+        } l4;
+    };
+};
+
+#define XDP_FLOW_MAX_ACTIONS 8
+
+/* Flow flags. */
+#define XDP_FLOW_F_SLOW_PATH (1 << 0)   /* Execute in ovs-vswitchd. */
+
+/* The value of a flow table entry. */
+struct xdp_flow {
+    __u32 slot;                 /* Index into the statistics arrays. */
+    __u16 flags;                /* XDP_FLOW_F_*. */
+    __u16 n_actions;            /* Number of 'actions'; 0 means drop. */
+    struct xdp_dp_action actions[XDP_FLOW_MAX_ACTIONS];
+};
+
+/* Statistics of one flow: one slot of the mmapped statistics array.  The
+ * program updates the counters with atomic adds; ovs-vswitchd reads them
+ * through mmap() (see maps/). */
+struct xdp_flow_stats {
+    __u64 n_packets;            /* Packets that hit the flow. */
+    __u64 n_bytes;              /* Bytes of those packets. */
+    __u64 used;                 /* bpf_ktime_get_ns() of the last hit. */
+    __u64 tcp_flags;            /* OR of the TCP flags seen (host order);
+                                 * 64 bits for a 64-bit atomic OR. */
+};
+
+/* Limits. */
+#define XDP_DP_MAX_MASKS 32         /* Distinct megaflow masks. */
+#define XDP_DP_MAX_FLOWS 262144     /* Flows, and statistics slots. */
+#define XDP_DP_MAX_PORTS 1024       /* Datapath port numbers. */
+#define XDP_DP_MAX_IFINDEX 65536    /* Ingress ifindexes looked up. */
+
+/* The order in which the program visits subtables.  Userspace writes the
+ * inactive one of two copies and then flips 'active' in a separate update,
+ * so that the program never reads a list that is half written. */
+struct xdp_dp_mask_list {
+    __u32 n_masks;              /* Number of valid entries in 'slots'. */
+    __u32 slots[XDP_DP_MAX_MASKS];  /* Subtable (mask) slots, in order. */
+};
+
+/* A subtable: its mask.  Indexed by mask slot. */
+struct xdp_dp_mask {
+    struct xdp_flow_key mask;   /* The megaflow mask. */
+};
+
+/* How packets leave through a port. */
+enum xdp_dp_tx_mode {
+    XDP_DP_TX_NONE = 0,         /* Not a port of ours: drop. */
+    XDP_DP_TX_REDIRECT,         /* bpf_redirect_map() on the devmap. */
+    XDP_DP_TX_SKB,              /* XDP_PASS with metadata; the TC program on
+                                 * the ingress device redirects the skb.
+                                 * For devices whose XDP transmit loses
+                                 * frames (a veth whose peer has no NAPI). */
+    XDP_DP_TX_SLOW,             /* Hand to ovs-vswitchd (e.g. tap). */
+};
+
+/* A port, indexed by datapath port number. */
+struct xdp_dp_port {
+    __u32 ifindex;              /* Kernel ifindex. */
+    __u32 tx_mode;              /* enum xdp_dp_tx_mode. */
+};
+
+/* Datapath counters, per CPU. */
+struct xdp_dp_stats {
+    __u64 n_hit;                /* Packets that matched a flow. */
+    __u64 n_missed;             /* Packets that matched none. */
+    __u64 n_lost;               /* Upcalls that could not be queued. */
+    __u64 n_mask_hit;           /* Subtables visited for matched packets. */
+    __u64 n_slow_path;          /* Hits on slow-path flows. */
+    __u64 n_tx_error;           /* Outputs that failed in XDP. */
+};
+
+/* Upcalls: what precedes the packet in each perf event sample. */
+enum xdp_dp_upcall_type {
+    XDP_DP_UPCALL_MISS = 1,     /* No flow matched: for ofproto. */
+    XDP_DP_UPCALL_SLOW_PATH,    /* A slow-path flow matched: execute its
+                                 * actions in ovs-vswitchd. */
+    XDP_DP_UPCALL_OUTPUT,       /* Output to a XDP_DP_TX_SLOW port, after
+                                 * the flow's other actions ran. */
+};
+
+struct xdp_dp_upcall {
+    __u32 type;                 /* enum xdp_dp_upcall_type. */
+    __u32 in_port;              /* Datapath port number of the ingress. */
+    __u32 slot;                 /* Flow slot (SLOW_PATH), or output port
+                                 * number (OUTPUT). */
+    __u32 pkt_len;              /* Length of the packet that follows. */
+};
+
+/* Metadata an XDP_DP_TX_SKB output leaves in front of the packet for the
+ * TC program. */
+struct xdp_dp_skb_meta {
+    __u32 magic;                /* XDP_DP_SKB_META_MAGIC. */
+    __u32 ifindex;              /* Where to redirect the skb. */
+};
+#define XDP_DP_SKB_META_MAGIC 0x0f5dcafe
 
 #endif /* xdp-dp.h */

@@ -1,1 +1,4 @@
 # Attaching, replacing and detaching the datapath program on ports.
+ofproto_xdp_libovsxdp_la_SOURCES += \
+	dispatcher/xdp-attach.c \
+	dispatcher/xdp-attach.h

@@ -1,1 +1,4 @@
 # Map lifecycle and pinning, mmapped statistics, batched map operations.
+ofproto_xdp_libovsxdp_la_SOURCES += \
+	maps/flow-stats.c \
+	maps/flow-stats.h

@@ -4,7 +4,16 @@
 noinst_LTLIBRARIES += ofproto-xdp/libovsxdp.la
 ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/dpif-xdp.c \
-	ofproto-xdp/dpif-xdp.h
+	ofproto-xdp/dpif-xdp.h \
+	ofproto-xdp/dpif-xdp-flow.c \
+	ofproto-xdp/dpif-xdp-private.h \
+	ofproto-xdp/dpif-xdp-upcall.c \
+	ofproto-xdp/internal-port.c \
+	ofproto-xdp/internal-port.h \
+	ofproto-xdp/xdp-actions.c \
+	ofproto-xdp/xdp-actions.h \
+	ofproto-xdp/xdp-flow.c \
+	ofproto-xdp/xdp-flow.h
 
 sbin_PROGRAMS += ofproto-xdp/ovs-vswitchd-xdp
 ofproto_xdp_ovs_vswitchd_xdp_SOURCES = ofproto-xdp/ovs-vswitchd-xdp.c

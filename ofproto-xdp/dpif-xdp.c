@@ -18,28 +18,33 @@
  *
  * ofproto-dpif sees a datapath through struct dpif_class: it adds and
  * removes ports, installs and dumps megaflows, receives upcalls and asks for
- * packets to be executed.  This module keeps the datapath's userspace state:
- * one 'struct dp_xdp' per datapath name (ofproto-dpif opens a single backer,
- * "ovs-xdp", for every bridge with datapath_type=xdp) and its ports, each a
- * netdev opened by ofproto with the type that port_open_type() chose.
- *
- * Status: this is the foundation.  Ports are accepted and tracked, but no
- * XDP program switches their packets yet: the flow table is always empty,
- * flow installs are refused with EOPNOTSUPP (which makes ofproto-dpif's
- * feature probes report every optional feature as absent) and no upcall is
- * ever received.  port_add() says so in the log for every port. */
+ * packets to be executed.  This module keeps a datapath's lifecycle and its
+ * ports: one 'struct dp_xdp' per datapath name (ofproto-dpif opens a single
+ * backer, "ovs-xdp", for every bridge with datapath_type=xdp).  Creating a
+ * datapath loads its XDP program (datapath/xdp-dp.bpf.c, through the
+ * skeleton) and maps; adding a port attaches that one program to the port
+ * (dispatcher/xdp-attach.c) and tells the program the port's number and how
+ * to transmit on it.  The flow table is in dpif-xdp-flow.c, upcalls and
+ * userspace execution in dpif-xdp-upcall.c. */
 
 #include <config.h>
 
 #include "dpif-xdp.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "datapath/xdp-dp.skel.h"
 #include "dpif-provider.h"
+#include "dpif-xdp-private.h"
 #include "hash.h"
 #include "netdev.h"
 #include "odp-util.h"
+#include "ofproto-xdp/internal-port.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/shash.h"
@@ -47,38 +52,11 @@
 #include "ovs-atomic.h"
 #include "ovs-thread.h"
 #include "seq.h"
+#include "smap.h"
 #include "sset.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(dpif_xdp);
-
-/* The datapath.
- *
- * Thread safety
- * =============
- *
- * 'dp_xdp_mutex' protects 'dp_xdps' and the lifetime of each datapath
- * ('ref_cnt' counts the dpifs open on it).  'port_mutex' protects 'ports';
- * it nests inside 'dp_xdp_mutex'.  'port_seq' changes whenever a port is
- * added or removed, which port_poll() reports. */
-struct dp_xdp {
-    char *name;                 /* Datapath name, e.g. "ovs-xdp". */
-    int ref_cnt;                /* Open dpifs; protected by dp_xdp_mutex. */
-    bool destroyed;             /* dpif_delete() called: gone at last close. */
-
-    struct ovs_mutex port_mutex;
-    struct hmap ports OVS_GUARDED;  /* 'struct dp_xdp_port's by port_no. */
-    struct seq *port_seq;       /* Incremented on each port add or delete. */
-};
-
-/* A port of a datapath. */
-struct dp_xdp_port {
-    struct hmap_node node;      /* In 'struct dp_xdp''s 'ports'. */
-    odp_port_t port_no;         /* Datapath port number. */
-    struct netdev *netdev;      /* The network device, opened by ofproto. */
-    char *type;                 /* Port type, as reported to ofproto. */
-    int ifindex;                /* Kernel ifindex of 'netdev'. */
-};
 
 /* One open handle on a datapath. */
 struct dpif_xdp {
@@ -91,9 +69,8 @@ static struct ovs_mutex dp_xdp_mutex = OVS_MUTEX_INITIALIZER;
 static struct shash dp_xdps OVS_GUARDED_BY(dp_xdp_mutex)
     = SHASH_INITIALIZER(&dp_xdps);
 
-/* Largest port number handed out; the XDP program keeps per-port state in
- * arrays of this size. */
-#define DP_XDP_MAX_PORTS 1024
+/* Largest port number handed out, plus one. */
+#define DP_XDP_MAX_PORTS XDP_DP_MAX_PORTS
 
 static struct dpif_xdp *
 dpif_xdp_cast(const struct dpif *dpif)
@@ -106,6 +83,32 @@ static struct dp_xdp *
 get_dp_xdp(const struct dpif *dpif)
 {
     return dpif_xdp_cast(dpif)->dp;
+}
+
+struct dp_xdp *
+dp_xdp_from_dpif(const struct dpif *dpif)
+{
+    return get_dp_xdp(dpif);
+}
+
+/* libbpf's messages (verifier logs included) go to this module's log. */
+static int
+libbpf_print(enum libbpf_print_level level, const char *format, va_list args)
+{
+    enum vlog_level vlevel = (level == LIBBPF_WARN ? VLL_WARN
+                              : level == LIBBPF_INFO ? VLL_INFO : VLL_DBG);
+
+    if (vlog_is_enabled(&this_module, vlevel)) {
+        char *s = xvasprintf(format, args);
+        size_t len = strlen(s);
+
+        if (len && s[len - 1] == '\n') {
+            s[len - 1] = '\0';
+        }
+        vlog(&this_module, vlevel, "libbpf: %s", s);
+        free(s);
+    }
+    return 0;
 }
 
 static uint32_t
@@ -131,39 +134,81 @@ dpif_xdp_enumerate(struct sset *all_dps,
     return 0;
 }
 
-/* Internal ports are tap devices, as in the userspace datapath: the kernel
- * stack sees them as ordinary interfaces and the XDP program can attach to
- * them like to any other. */
+/* Internal ports keep type "internal": ofproto opens them with netdev-linux's
+ * internal class, which lets the device appear later, and port_add()
+ * creates them as veth pairs (see internal-port.c). */
 static const char *
 dpif_xdp_port_open_type(const struct dpif_class *dpif_class OVS_UNUSED,
                         const char *type)
 {
-    return strcmp(type, "internal") ? type : "tap";
+    return type;
 }
 
-static struct dp_xdp *
-dp_xdp_create(const char *name)
+/* Creates datapath 'name': loads its program and maps.  Returns 0 and
+ * stores the datapath in '*dpp', or a positive errno. */
+static int
+dp_xdp_create(const char *name, struct dp_xdp **dpp)
     OVS_REQUIRES(dp_xdp_mutex)
 {
-    struct dp_xdp *dp = xzalloc(sizeof *dp);
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+    struct dp_xdp *dp;
+    int error;
 
+    if (ovsthread_once_start(&once)) {
+        libbpf_set_print(libbpf_print);
+        ovsthread_once_done(&once);
+    }
+
+    dp = xzalloc(sizeof *dp);
     dp->name = xstrdup(name);
     ovs_mutex_init(&dp->port_mutex);
     hmap_init(&dp->ports);
     dp->port_seq = seq_create();
+    dp_xdp_flow_init(dp);
+
+    dp->skel = xdp_dp__open_and_load();
+    if (!dp->skel) {
+        error = errno;
+        VLOG_ERR("%s: cannot load the XDP datapath program (%s)%s", name,
+                 ovs_strerror(error),
+                 error == EPERM ? "; ovs-vswitchd needs CAP_BPF, "
+                 "CAP_NET_ADMIN and CAP_SYS_ADMIN" : "");
+        goto error;
+    }
+    dp->xdp_prog_fd = bpf_program__fd(dp->skel->progs.xdp_dp_main);
+    dp->tc_prog_fd = bpf_program__fd(dp->skel->progs.xdp_dp_tc);
+
+    error = xdp_flow_stats_map_open(
+        &dp->stats_map, bpf_map__fd(dp->skel->maps.xdp_dp_flow_stats),
+        XDP_DP_MAX_FLOWS);
+    if (error) {
+        VLOG_ERR("%s: cannot mmap flow statistics (%s)",
+                 name, ovs_strerror(error));
+        goto error;
+    }
+    error = dp_xdp_upcall_init(dp);
+    if (error) {
+        goto error;
+    }
+
     shash_add(&dp_xdps, name, dp);
-
     VLOG_INFO("%s: created xdp datapath", name);
-    return dp;
+    *dpp = dp;
+    return 0;
+
+error:
+    xdp_flow_stats_map_close(&dp->stats_map);
+    xdp_dp__destroy(dp->skel);
+    dp_xdp_flow_destroy(dp);
+    seq_destroy(dp->port_seq);
+    hmap_destroy(&dp->ports);
+    ovs_mutex_destroy(&dp->port_mutex);
+    free(dp->name);
+    free(dp);
+    return error;
 }
 
-static void
-dp_xdp_port_destroy(struct dp_xdp_port *port)
-{
-    netdev_close(port->netdev);
-    free(port->type);
-    free(port);
-}
+static void dp_xdp_port_destroy(struct dp_xdp *, struct dp_xdp_port *);
 
 static void
 dp_xdp_free(struct dp_xdp *dp)
@@ -175,9 +220,14 @@ dp_xdp_free(struct dp_xdp *dp)
 
     ovs_mutex_lock(&dp->port_mutex);
     HMAP_FOR_EACH_POP (port, node, &dp->ports) {
-        dp_xdp_port_destroy(port);
+        dp_xdp_port_destroy(dp, port);
     }
     ovs_mutex_unlock(&dp->port_mutex);
+
+    dp_xdp_upcall_destroy(dp);
+    dp_xdp_flow_destroy(dp);
+    xdp_flow_stats_map_close(&dp->stats_map);
+    xdp_dp__destroy(dp->skel);
     hmap_destroy(&dp->ports);
     ovs_mutex_destroy(&dp->port_mutex);
     seq_destroy(dp->port_seq);
@@ -197,11 +247,12 @@ dpif_xdp_open(const struct dpif_class *dpif_class, const char *name,
     ovs_mutex_lock(&dp_xdp_mutex);
     dp = shash_find_data(&dp_xdps, name);
     if (!dp) {
-        if (!create) {
+        int error = create ? dp_xdp_create(name, &dp) : ENODEV;
+
+        if (error) {
             ovs_mutex_unlock(&dp_xdp_mutex);
-            return ENODEV;
+            return error;
         }
-        dp = dp_xdp_create(name);
     } else if (dpif_class != &dpif_xdp_class) {
         ovs_mutex_unlock(&dp_xdp_mutex);
         return EINVAL;
@@ -247,10 +298,26 @@ dpif_xdp_destroy(struct dpif *dpif)
 static int
 dpif_xdp_get_stats(const struct dpif *dpif, struct dpif_dp_stats *stats)
 {
+    struct dp_xdp *dp = get_dp_xdp(dpif);
+    int n_cpus = libbpf_num_possible_cpus();
+    struct xdp_dp_stats *per_cpu = xcalloc(MAX(n_cpus, 1), sizeof *per_cpu);
+    uint32_t zero = 0;
+
     memset(stats, 0, sizeof *stats);
-    stats->n_masks = UINT32_MAX;
+    if (n_cpus > 0
+        && !bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_stats),
+                                &zero, per_cpu)) {
+        for (int i = 0; i < n_cpus; i++) {
+            stats->n_hit += per_cpu[i].n_hit;
+            stats->n_missed += per_cpu[i].n_missed;
+            stats->n_lost += per_cpu[i].n_lost;
+            stats->n_mask_hit += per_cpu[i].n_mask_hit;
+        }
+    }
+    free(per_cpu);
+    stats->n_lost += dp_xdp_upcall_lost(dp);
+    dp_xdp_flow_get_counts(dp, &stats->n_flows, &stats->n_masks);
     stats->n_cache_hit = UINT64_MAX;
-    stats->n_mask_hit = UINT64_MAX;
     return 0;
 }
 
@@ -307,6 +374,196 @@ dp_xdp_choose_port(const struct dp_xdp *dp)
     return ODPP_NONE;
 }
 
+/* Returns how XDP should transmit on 'netdev'.  A veth's XDP transmit
+ * (ndo_xdp_xmit) silently drops frames unless its peer runs NAPI, which a
+ * container's end usually does not: there the skb path delivers. */
+static enum xdp_dp_tx_mode
+choose_tx_mode(const struct netdev *netdev)
+{
+    struct smap status = SMAP_INITIALIZER(&status);
+    enum xdp_dp_tx_mode mode = XDP_DP_TX_REDIRECT;
+
+    if (!netdev_get_status(netdev, &status)
+        && !strcmp(smap_get_def(&status, "driver_name", ""), "veth")) {
+        mode = XDP_DP_TX_SKB;
+    }
+    smap_destroy(&status);
+    return mode;
+}
+
+static const char *
+tx_mode_to_string(enum xdp_dp_tx_mode mode)
+{
+    switch (mode) {
+    case XDP_DP_TX_NONE: return "none";
+    case XDP_DP_TX_REDIRECT: return "redirect";
+    case XDP_DP_TX_SKB: return "skb";
+    case XDP_DP_TX_SLOW: return "userspace";
+    }
+    return "unknown";
+}
+
+/* Creates internal port 'name' as a veth pair and opens its hidden peer as
+ * 'port->tx_netdev'.  A pair left from an earlier run is reused, so that
+ * the host's configuration of the port survives a restart. */
+static int
+setup_internal_port(struct dp_xdp *dp, struct dp_xdp_port *port,
+                    const char *name)
+{
+    char peer[INTERNAL_PORT_PEER_NAME_LEN];
+    int error;
+
+    internal_port_peer_name(name, peer);
+    error = internal_port_create(name, peer);
+    if (error == EEXIST) {
+        struct netdev *probe;
+
+        if (netdev_open(peer, "system", &probe)) {
+            VLOG_WARN("%s: cannot add internal port %s: a device with that "
+                      "name exists and is not ours", dp->name, name);
+            return EEXIST;
+        }
+        netdev_close(probe);
+        VLOG_INFO("%s: reusing internal port %s (peer %s)",
+                  dp->name, name, peer);
+    } else if (error) {
+        VLOG_WARN("%s: cannot create internal port %s (%s)",
+                  dp->name, name, ovs_strerror(error));
+        return error;
+    }
+
+    error = netdev_open(peer, "system", &port->tx_netdev);
+    if (!error) {
+        error = netdev_turn_flags_on(port->tx_netdev, NETDEV_UP, NULL);
+    }
+    if (error) {
+        VLOG_WARN("%s: cannot bring up %s, peer of internal port %s (%s)",
+                  dp->name, peer, name, ovs_strerror(error));
+        internal_port_delete(name);
+        return error;
+    }
+    port->peer_name = xstrdup(peer);
+    return 0;
+}
+
+/* Tells the program about 'port' and attaches it there. */
+static int
+attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
+{
+    const char *dev = netdev_get_name(port->tx_netdev);
+    int tx_ifindex = netdev_get_ifindex(port->tx_netdev);
+    uint32_t port_no = odp_to_u32(port->port_no);
+    uint32_t xdp_ifindex = port->xdp_ifindex;
+    struct xdp_dp_port value = {
+        .ifindex = tx_ifindex,
+        .tx_mode = port->tx_mode,
+    };
+    int error;
+
+    if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
+                            &port_no, &value, BPF_ANY)
+        || bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_tx_ports),
+                               &port_no, &tx_ifindex, BPF_ANY)
+        || bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
+                               &xdp_ifindex, &port_no, BPF_ANY)) {
+        error = errno;
+        VLOG_WARN("%s: cannot add port %s to the XDP program's maps (%s)",
+                  dp->name, dev, ovs_strerror(error));
+        return error;
+    }
+
+    error = xdp_attach_port(dev, port->xdp_ifindex, dp->xdp_prog_fd,
+                            dp->tc_prog_fd, XDP_ATTACH_BEST_EFFORT,
+                            &port->att);
+    if (error) {
+        bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
+                            &xdp_ifindex);
+        return error;
+    }
+    port->attached = true;
+    return 0;
+}
+
+static void
+detach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
+{
+    uint32_t port_no = odp_to_u32(port->port_no);
+    uint32_t xdp_ifindex = port->xdp_ifindex;
+    struct xdp_dp_port none = { .tx_mode = XDP_DP_TX_NONE };
+
+    if (!port->attached) {
+        return;
+    }
+    xdp_detach_port(netdev_get_name(port->tx_netdev), &port->att);
+    bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
+                        &xdp_ifindex);
+    bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
+                        &port_no, &none, BPF_ANY);
+    bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.xdp_dp_tx_ports),
+                        &port_no);
+    port->attached = false;
+}
+
+static void
+dp_xdp_port_destroy(struct dp_xdp *dp, struct dp_xdp_port *port)
+{
+    detach_port(dp, port);
+    if (port->peer_name) {
+        int error = internal_port_delete(netdev_get_name(port->netdev));
+
+        if (error && error != ENODEV) {
+            VLOG_WARN("%s: cannot delete internal port %s (%s)", dp->name,
+                      netdev_get_name(port->netdev), ovs_strerror(error));
+        }
+    }
+    netdev_close(port->tx_netdev);
+    netdev_close(port->netdev);
+    free(port->peer_name);
+    free(port->type);
+    free(port);
+}
+
+/* Sets up 'port', whose 'port_no', 'netdev' and 'type' are set, in the
+ * kernel. */
+static int
+dp_xdp_port_setup(struct dp_xdp *dp, struct dp_xdp_port *port)
+{
+    const char *name = netdev_get_name(port->netdev);
+    const char *type = port->type;
+    int error;
+
+    if (!strcmp(type, "internal")) {
+        error = setup_internal_port(dp, port, name);
+        if (error) {
+            return error;
+        }
+        port->xdp_ifindex = netdev_get_ifindex(port->tx_netdev);
+        port->tx_mode = XDP_DP_TX_SKB;
+    } else {
+        port->tx_netdev = netdev_ref(port->netdev);
+    }
+
+    port->ifindex = netdev_get_ifindex(port->netdev);
+    if (port->ifindex < 0) {
+        error = -port->ifindex;
+        VLOG_WARN("%s: cannot add port %s: it has no kernel ifindex (%s)",
+                  dp->name, name, ovs_strerror(error));
+        return error;
+    }
+
+    if (!strncmp(type, "dummy", 5)) {
+        /* A dummy device (tests only) has no kernel device behind its
+         * ifindex: the program is not attached and switches nothing. */
+        port->tx_mode = XDP_DP_TX_NONE;
+        return 0;
+    }
+    if (!port->peer_name) {
+        port->xdp_ifindex = port->ifindex;
+        port->tx_mode = choose_tx_mode(port->netdev);
+    }
+    return attach_port(dp, port);
+}
+
 static int
 dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
                   odp_port_t *port_nop)
@@ -315,15 +572,7 @@ dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
     const char *name = netdev_get_name(netdev);
     struct dp_xdp_port *port;
     odp_port_t port_no;
-    int ifindex;
     int error = 0;
-
-    ifindex = netdev_get_ifindex(netdev);
-    if (ifindex < 0) {
-        VLOG_WARN("%s: cannot add port %s: it has no kernel ifindex (%s)",
-                  dp->name, name, ovs_strerror(-ifindex));
-        return -ifindex;
-    }
 
     ovs_mutex_lock(&dp->port_mutex);
     if (dp_xdp_lookup_port_by_name(dp, name)) {
@@ -353,15 +602,26 @@ dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
     port->port_no = port_no;
     port->netdev = netdev_ref(netdev);
     port->type = xstrdup(netdev_get_type(netdev));
-    port->ifindex = ifindex;
+    port->att.link_fd = -1;
+    error = dp_xdp_port_setup(dp, port);
+    if (error) {
+        dp_xdp_port_destroy(dp, port);
+        goto out;
+    }
     hmap_insert(&dp->ports, &port->node, dp_xdp_hash_port_no(port_no));
     seq_change(dp->port_seq);
     *port_nop = port_no;
 
-    VLOG_WARN("%s: port %s (ifindex %d) added as port %"PRIu32", but this "
-              "build of the xdp datapath does not switch packets yet: "
-              "nothing arriving on it is forwarded",
-              dp->name, name, ifindex, odp_to_u32(port_no));
+    if (port->attached) {
+        VLOG_INFO("%s: added port %s as port %"PRIu32" (ifindex %d, %s "
+                  "XDP, transmit by %s)", dp->name, name,
+                  odp_to_u32(port_no), port->ifindex,
+                  port->att.native ? "native" : "generic",
+                  tx_mode_to_string(port->tx_mode));
+    } else {
+        VLOG_INFO("%s: added port %s as port %"PRIu32" (not a kernel "
+                  "device: no XDP)", dp->name, name, odp_to_u32(port_no));
+    }
 out:
     ovs_mutex_unlock(&dp->port_mutex);
     return error;
@@ -381,12 +641,29 @@ dpif_xdp_port_del(struct dpif *dpif, odp_port_t port_no)
         seq_change(dp->port_seq);
         VLOG_INFO("%s: removed port %s", dp->name,
                   netdev_get_name(port->netdev));
-        dp_xdp_port_destroy(port);
+        dp_xdp_port_destroy(dp, port);
     } else {
         error = ENOENT;
     }
     ovs_mutex_unlock(&dp->port_mutex);
     return error;
+}
+
+/* Returns a reference to the netdev through which userspace sends on
+ * 'port_no', or NULL.  The caller closes it. */
+struct netdev *
+dp_xdp_port_netdev_ref(struct dp_xdp *dp, odp_port_t port_no)
+{
+    struct netdev *netdev = NULL;
+    struct dp_xdp_port *port;
+
+    ovs_mutex_lock(&dp->port_mutex);
+    port = dp_xdp_lookup_port(dp, port_no);
+    if (port) {
+        netdev = netdev_ref(port->tx_netdev);
+    }
+    ovs_mutex_unlock(&dp->port_mutex);
+    return netdev;
 }
 
 static void
@@ -506,82 +783,43 @@ dpif_xdp_port_poll_wait(const struct dpif *dpif_)
     seq_wait(dpif->dp->port_seq, dpif->last_port_seq);
 }
 
-/* Flows.  The table is always empty in this build (see the top of file). */
-
-static int
-dpif_xdp_flow_flush(struct dpif *dpif OVS_UNUSED)
-{
-    return 0;
-}
-
-static struct dpif_flow_dump *
-dpif_xdp_flow_dump_create(const struct dpif *dpif, bool terse,
-                          struct dpif_flow_dump_types *types OVS_UNUSED)
-{
-    struct dpif_flow_dump *dump = xzalloc(sizeof *dump);
-
-    dpif_flow_dump_init(dump, dpif);
-    dump->terse = terse;
-    return dump;
-}
-
-static int
-dpif_xdp_flow_dump_destroy(struct dpif_flow_dump *dump)
-{
-    free(dump);
-    return 0;
-}
-
-static struct dpif_flow_dump_thread *
-dpif_xdp_flow_dump_thread_create(struct dpif_flow_dump *dump)
-{
-    struct dpif_flow_dump_thread *thread = xzalloc(sizeof *thread);
-
-    dpif_flow_dump_thread_init(thread, dump);
-    return thread;
-}
+/* Flow operations. */
 
 static void
-dpif_xdp_flow_dump_thread_destroy(struct dpif_flow_dump_thread *thread)
-{
-    free(thread);
-}
-
-static int
-dpif_xdp_flow_dump_next(struct dpif_flow_dump_thread *thread OVS_UNUSED,
-                        struct dpif_flow *flows OVS_UNUSED,
-                        int max_flows OVS_UNUSED)
-{
-    return 0;
-}
-
-static void
-dpif_xdp_operate(struct dpif *dpif OVS_UNUSED, struct dpif_op **ops,
-                 size_t n_ops,
+dpif_xdp_operate(struct dpif *dpif, struct dpif_op **ops, size_t n_ops,
                  enum dpif_offload_type offload_type OVS_UNUSED)
 {
+    struct dp_xdp *dp = get_dp_xdp(dpif);
+
     for (size_t i = 0; i < n_ops; i++) {
         struct dpif_op *op = ops[i];
 
         switch (op->type) {
         case DPIF_OP_FLOW_PUT:
-            /* EINVAL is how a datapath declines a feature probe quietly
-             * (see dpif_probe_feature()). */
-            op->error = (op->flow_put.flags & DPIF_FP_PROBE
-                         ? EINVAL : EOPNOTSUPP);
-            break;
-        case DPIF_OP_EXECUTE:
-            op->error = EOPNOTSUPP;
+            op->error = dp_xdp_flow_put(dp, &op->flow_put);
             break;
         case DPIF_OP_FLOW_DEL:
+            op->error = dp_xdp_flow_del(dp, &op->flow_del);
+            break;
         case DPIF_OP_FLOW_GET:
-            op->error = ENOENT;
+            op->error = dp_xdp_flow_get(dp, &op->flow_get);
+            break;
+        case DPIF_OP_EXECUTE:
+            op->error = dp_xdp_execute(dp, &op->execute);
             break;
         default:
             op->error = EINVAL;
             break;
         }
     }
+}
+
+/* Upcalls are always on: the program sends misses whether or not anybody
+ * reads them. */
+static int
+dpif_xdp_recv_set(struct dpif *dpif OVS_UNUSED, bool enable OVS_UNUSED)
+{
+    return 0;
 }
 
 /* Meters are not offered (meter_get_features leaves max_meters at 0), so
@@ -614,9 +852,9 @@ dpif_xdp_meter_del(struct dpif *dpif OVS_UNUSED,
 
 const struct dpif_class dpif_xdp_class = {
     .type = "xdp",
-    /* Ports opened by this datapath (tap devices for internal ports) exist
-     * only while ovs-vswitchd runs, as in the userspace datapath. */
-    .cleanup_required = true,
+    /* Like the kernel datapath's, our internal ports outlive ovs-vswitchd
+     * (they are veth pairs); 'exit --cleanup' still removes them. */
+    .cleanup_required = false,
     .enumerate = dpif_xdp_enumerate,
     .port_open_type = dpif_xdp_port_open_type,
     .open = dpif_xdp_open,
@@ -633,15 +871,18 @@ const struct dpif_class dpif_xdp_class = {
     .port_dump_done = dpif_xdp_port_dump_done,
     .port_poll = dpif_xdp_port_poll,
     .port_poll_wait = dpif_xdp_port_poll_wait,
-    .flow_flush = dpif_xdp_flow_flush,
-    .flow_dump_create = dpif_xdp_flow_dump_create,
-    .flow_dump_destroy = dpif_xdp_flow_dump_destroy,
-    .flow_dump_thread_create = dpif_xdp_flow_dump_thread_create,
-    .flow_dump_thread_destroy = dpif_xdp_flow_dump_thread_destroy,
-    .flow_dump_next = dpif_xdp_flow_dump_next,
+    .flow_flush = dp_xdp_flow_flush,
+    .flow_dump_create = dp_xdp_flow_dump_create,
+    .flow_dump_destroy = dp_xdp_flow_dump_destroy,
+    .flow_dump_thread_create = dp_xdp_flow_dump_thread_create,
+    .flow_dump_thread_destroy = dp_xdp_flow_dump_thread_destroy,
+    .flow_dump_next = dp_xdp_flow_dump_next,
     .operate = dpif_xdp_operate,
-    /* No upcalls are produced yet, so there is nothing to receive: with
-     * 'recv' NULL, dpif_recv() reports EAGAIN to the handler threads. */
+    .recv_set = dpif_xdp_recv_set,
+    .handlers_set = dp_xdp_handlers_set,
+    .recv = dp_xdp_recv,
+    .recv_wait = dp_xdp_recv_wait,
+    .recv_purge = dp_xdp_recv_purge,
     .meter_set = dpif_xdp_meter_set,
     .meter_get = dpif_xdp_meter_get,
     .meter_del = dpif_xdp_meter_del,

@@ -16,12 +16,14 @@ DISTCLEANFILES += tests/atconfig tests/atlocal
 
 TESTSUITE_AT = \
 	tests/xdp-macros.at \
-	tests/dpif-xdp.at
+	tests/dpif-xdp.at \
+	tests/xdp-flow.at
 
 SYSTEM_TESTSUITE_AT = \
 	tests/xdp-macros.at \
 	tests/system-xdp-macros.at \
 	tests/system-bpf.at \
+	tests/system-parse.at \
 	tests/system-dpif-xdp.at
 
 TESTSUITE = tests/testsuite
@@ -76,6 +78,10 @@ clean-local:
 	test ! -f '$(SYSTEM_TESTSUITE)' || $(SHELL) '$(SYSTEM_TESTSUITE)' -C tests --clean
 
 # C test programs, run from the .at files.
-check_PROGRAMS = tests/test-xdp-load
+check_PROGRAMS = tests/test-xdp-load tests/test-xdp-parse tests/test-xdp-flow
 tests_test_xdp_load_SOURCES = tests/test-xdp-load.c
 tests_test_xdp_load_LDADD = $(LIBS)
+tests_test_xdp_parse_SOURCES = tests/test-xdp-parse.c
+tests_test_xdp_parse_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
+tests_test_xdp_flow_SOURCES = tests/test-xdp-flow.c
+tests_test_xdp_flow_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* Copyright (c) 2026 The ovs-xdp authors. */
+
+/* A test harness for the packet parser (xdp-dp-parse.h), run only through
+ * BPF_PROG_TEST_RUN by tests/test-xdp-parse: it parses the frame into a
+ * key on the stack, as the datapath program will, stores the key and the
+ * header offsets in single-entry arrays for the test to read back, and
+ * drops the frame. */
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "xdp-dp.h"
+#include "xdp-dp-parse.h"
+
+/* The flow key that the last run extracted. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct xdp_flow_key);
+} xdp_parse_test_key SEC(".maps");
+
+/* The header offsets and flags of the last run. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct xdp_parse_info);
+} xdp_parse_test_info SEC(".maps");
+
+SEC("xdp")
+int
+xdp_parse_test(struct xdp_md *ctx)
+{
+    struct xdp_parse_info info;
+    struct xdp_flow_key key;
+    __u32 zero = 0;
+
+    xdp_parse_frame(ctx, &key, &info);
+    bpf_map_update_elem(&xdp_parse_test_key, &zero, &key, BPF_ANY);
+    bpf_map_update_elem(&xdp_parse_test_info, &zero, &info, BPF_ANY);
+    return XDP_DROP;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,186 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Attaching the datapath program to ports.
+ *
+ * Every port of a datapath runs the same XDP program, attached through a
+ * BPF link (bpf_link_create() with BPF_XDP), so the kernel's XDP dispatcher
+ * holds one entry for the whole datapath, however many ports it has: the
+ * dispatcher's entries are keyed by program, and all of them call it by a
+ * direct jump.  A link, unlike a netlink attachment, cannot be replaced by
+ * anybody else's program and goes away with its owner unless pinned.
+ *
+ * Before attaching, the port is checked for an XDP program that is already
+ * there: ours never replaces one it did not attach.
+ *
+ * The same port also gets the datapath's TC ingress program, which
+ * completes outputs that XDP hands to the stack (XDP_DP_TX_SKB in
+ * datapath/xdp-dp.h).  The clsact qdisc it needs is created if absent and
+ * removed on detach only if we created it. */
+
+#include <config.h>
+
+#include "dispatcher/xdp-attach.h"
+
+#include <errno.h>
+#include <linux/if_link.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "openvswitch/vlog.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(xdp_attach);
+
+const char *
+xdp_attach_mode_to_string(enum xdp_attach_mode mode)
+{
+    switch (mode) {
+    case XDP_ATTACH_BEST_EFFORT: return "best-effort";
+    case XDP_ATTACH_NATIVE: return "native";
+    case XDP_ATTACH_GENERIC: return "generic";
+    }
+    return "unknown";
+}
+
+static int
+attach_link(int ifindex, int prog_fd, uint32_t flags)
+{
+    LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
+    int fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &opts);
+
+    return fd < 0 ? -errno : fd;
+}
+
+static int
+attach_tc(const char *name, struct xdp_attachment *att, int tc_prog_fd)
+{
+    LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = att->ifindex,
+                .attach_point = BPF_TC_INGRESS);
+    LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = tc_prog_fd);
+    int error;
+
+    error = bpf_tc_hook_create(&hook);
+    if (!error) {
+        att->tc_hook_created = true;
+    } else if (error != -EEXIST) {
+        VLOG_WARN("%s: cannot create clsact qdisc (%s)",
+                  name, ovs_strerror(-error));
+        return -error;
+    }
+    error = bpf_tc_attach(&hook, &opts);
+    if (error) {
+        VLOG_WARN("%s: cannot attach TC ingress program (%s)",
+                  name, ovs_strerror(-error));
+        return -error;
+    }
+    att->tc_attached = true;
+    att->tc_handle = opts.handle;
+    att->tc_priority = opts.priority;
+    return 0;
+}
+
+/* Attaches 'xdp_prog_fd' as the XDP program of device 'name' (whose ifindex
+ * is 'ifindex') in 'mode', and 'tc_prog_fd' to its TC ingress hook.  On
+ * success, fills in '*att' and returns 0.  On failure, logs why, leaves
+ * nothing attached and returns a positive errno: EBUSY if the device
+ * already has an XDP program. */
+int
+xdp_attach_port(const char *name, int ifindex, int xdp_prog_fd,
+                int tc_prog_fd, enum xdp_attach_mode mode,
+                struct xdp_attachment *att)
+{
+    LIBBPF_OPTS(bpf_xdp_query_opts, query);
+    int error;
+
+    *att = (struct xdp_attachment) { .ifindex = ifindex, .link_fd = -1 };
+
+    error = bpf_xdp_query(ifindex, 0, &query);
+    if (error) {
+        VLOG_WARN("%s: cannot query XDP state (%s)",
+                  name, ovs_strerror(-error));
+        return -error;
+    }
+    if (query.prog_id || query.drv_prog_id || query.skb_prog_id) {
+        uint32_t id = (query.prog_id ? query.prog_id
+                       : query.drv_prog_id ? query.drv_prog_id
+                       : query.skb_prog_id);
+        VLOG_WARN("%s: device already has an XDP program (id %"PRIu32") "
+                  "that ovs-xdp did not attach; not replacing it", name, id);
+        return EBUSY;
+    }
+
+    if (mode != XDP_ATTACH_GENERIC) {
+        att->link_fd = attach_link(ifindex, xdp_prog_fd, XDP_FLAGS_DRV_MODE);
+        att->native = att->link_fd >= 0;
+        if (att->link_fd < 0 && mode == XDP_ATTACH_NATIVE) {
+            error = -att->link_fd;
+            VLOG_WARN("%s: cannot attach XDP program in native mode (%s)",
+                      name, ovs_strerror(error));
+            att->link_fd = -1;
+            return error;
+        }
+    }
+    if (att->link_fd < 0) {
+        att->link_fd = attach_link(ifindex, xdp_prog_fd, XDP_FLAGS_SKB_MODE);
+        if (att->link_fd < 0) {
+            error = -att->link_fd;
+            VLOG_WARN("%s: cannot attach XDP program (%s)",
+                      name, ovs_strerror(error));
+            att->link_fd = -1;
+            return error;
+        }
+    }
+
+    error = attach_tc(name, att, tc_prog_fd);
+    if (error) {
+        xdp_detach_port(name, att);
+        return error;
+    }
+    VLOG_INFO("%s: attached XDP program in %s mode", name,
+              att->native ? "native" : "generic");
+    return 0;
+}
+
+/* Detaches what xdp_attach_port() attached to device 'name'. */
+void
+xdp_detach_port(const char *name, struct xdp_attachment *att)
+{
+    if (att->tc_attached) {
+        LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = att->ifindex,
+                    .attach_point = BPF_TC_INGRESS);
+        LIBBPF_OPTS(bpf_tc_opts, opts, .handle = att->tc_handle,
+                    .priority = att->tc_priority);
+        int error = bpf_tc_detach(&hook, &opts);
+
+        if (error && error != -ENODEV && error != -ENOENT) {
+            VLOG_WARN("%s: cannot detach TC program (%s)",
+                      name, ovs_strerror(-error));
+        }
+        if (att->tc_hook_created) {
+            hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+            bpf_tc_hook_destroy(&hook);
+        }
+        att->tc_attached = false;
+    }
+    if (att->link_fd >= 0) {
+        /* The link is not pinned: closing it detaches the program. */
+        close(att->link_fd);
+        att->link_fd = -1;
+    }
+}

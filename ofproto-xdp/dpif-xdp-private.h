@@ -1,0 +1,175 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef DPIF_XDP_PRIVATE_H
+#define DPIF_XDP_PRIVATE_H 1
+
+/* The xdp datapath's state, shared by dpif-xdp.c (lifecycle, ports),
+ * dpif-xdp-flow.c (the flow table) and dpif-xdp-upcall.c (upcalls and
+ * execution of packets in userspace). */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "datapath/xdp-dp.h"
+#include "dispatcher/xdp-attach.h"
+#include "dpif-provider.h"
+#include "fat-rwlock.h"
+#include "id-pool.h"
+#include "maps/flow-stats.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/list.h"
+#include "openvswitch/ofpbuf.h"
+#include "openvswitch/thread.h"
+#include "ovs-atomic.h"
+
+struct xdp_dp;
+struct perf_buffer;
+
+/* A port of a datapath. */
+struct dp_xdp_port {
+    struct hmap_node node;      /* In 'struct dp_xdp''s 'ports'. */
+    odp_port_t port_no;         /* Datapath port number. */
+    struct netdev *netdev;      /* The network device, opened by ofproto. */
+    char *type;                 /* Port type, as reported to ofproto. */
+    int ifindex;                /* Kernel ifindex of 'netdev'. */
+    int xdp_ifindex;            /* Device the program runs on: 'ifindex',
+                                 * or the hidden peer of an internal port. */
+    char *peer_name;            /* Internal ports: the hidden veth peer. */
+    struct netdev *tx_netdev;   /* Where userspace sends the port's output:
+                                 * 'netdev', or the peer's netdev. */
+    bool attached;              /* Program attached and maps filled in? */
+    enum xdp_dp_tx_mode tx_mode;    /* How XDP sends on this port. */
+    struct xdp_attachment att;  /* The program's attachment. */
+};
+
+/* A subtable: a distinct megaflow mask in use. */
+struct dp_xdp_mask {
+    bool in_use;                /* Is this slot taken? */
+    unsigned int n_flows;       /* Flows that use this mask. */
+    struct xdp_flow_key mask;   /* The mask. */
+    int map_fd;                 /* The subtable's hash map. */
+};
+
+/* A flow, as ovs-vswitchd knows it.  The BPF subtable holds its XDP form,
+ * the statistics array its counters. */
+struct dp_xdp_flow {
+    struct hmap_node node;      /* In 'struct dp_xdp''s 'flows', by UFID. */
+    ovs_u128 ufid;              /* Unique flow id. */
+    struct ofpbuf *key;         /* ODP key, as installed. */
+    struct ofpbuf *mask;        /* ODP mask, as installed. */
+    struct ofpbuf *actions;     /* ODP actions. */
+    struct xdp_flow_key xkey;   /* Masked XDP key. */
+    struct xdp_flow xflow;      /* The BPF value: slot, flags, actions. */
+    int mask_slot;              /* Index into 'masks', or -1 for a probe. */
+    char *why_slow;             /* Why actions run in userspace, or NULL. */
+    struct xdp_flow_stats base; /* Counters at install or last zeroing. */
+};
+
+/* Upcalls queued for one handler thread. */
+struct dp_xdp_handler {
+    struct ovs_list queue;      /* 'struct dp_xdp_upcall_buf's. */
+    size_t n_queued;            /* Length of 'queue'. */
+};
+
+/* The datapath.
+ *
+ * Thread safety
+ * =============
+ *
+ * Acquisition order is, from outermost to innermost:
+ *
+ *    dp_xdp_mutex (global)
+ *    upcall_lock (fat rwlock: handlers take it to read)
+ *    flow_mutex
+ *    port_mutex
+ *
+ * 'skel', the program and map file descriptors, and 'stats_map' are set up
+ * at creation and constant until destruction. */
+struct dp_xdp {
+    char *name;                 /* Datapath name, e.g. "ovs-xdp". */
+    int ref_cnt;                /* Open dpifs; protected by dp_xdp_mutex. */
+    bool destroyed;             /* dpif_delete() called: gone at last close. */
+
+    /* The program and its maps. */
+    struct xdp_dp *skel;        /* Loaded skeleton (datapath/xdp-dp.bpf.c). */
+    int xdp_prog_fd;            /* The XDP program. */
+    int tc_prog_fd;             /* Its TC ingress companion. */
+    struct xdp_flow_stats_map stats_map;    /* mmapped flow statistics. */
+
+    /* Ports. */
+    struct ovs_mutex port_mutex;
+    struct hmap ports OVS_GUARDED;  /* 'struct dp_xdp_port's by port_no. */
+    struct seq *port_seq;       /* Incremented on each port add or delete. */
+
+    /* Flows. */
+    struct ovs_mutex flow_mutex;
+    struct hmap flows OVS_GUARDED;  /* 'struct dp_xdp_flow's by UFID. */
+    size_t n_flows OVS_GUARDED;     /* Flows in BPF maps (no probes). */
+    struct dp_xdp_mask masks[XDP_DP_MAX_MASKS] OVS_GUARDED;
+    uint32_t mask_order[XDP_DP_MAX_MASKS] OVS_GUARDED; /* Visit order. */
+    uint32_t n_masks OVS_GUARDED;   /* Valid entries in 'mask_order'. */
+    uint32_t active_list OVS_GUARDED;   /* Copy of the order list in use. */
+    struct id_pool *slots OVS_GUARDED;  /* Free statistics slots. */
+    struct ovs_list quarantine OVS_GUARDED; /* Slots freed recently. */
+    struct dp_xdp_flow **slot_flows OVS_GUARDED;    /* By slot. */
+
+    /* Upcalls. */
+    struct fat_rwlock upcall_lock;
+    struct perf_buffer *pb;     /* The per-CPU upcall rings. */
+    int n_buffers;              /* Rings in 'pb'. */
+    uint32_t n_handlers;        /* Handler threads; protected by
+                                 * 'upcall_lock' (held for writing). */
+    struct dp_xdp_handler *handlers;    /* 'n_handlers' of them. */
+    atomic_uint64_t n_ring_lost;    /* Samples the rings lost. */
+    atomic_uint64_t n_queue_lost;   /* Upcalls our queues dropped. */
+};
+
+/* dpif-xdp.c */
+struct dp_xdp *dp_xdp_from_dpif(const struct dpif *);
+struct netdev *dp_xdp_port_netdev_ref(struct dp_xdp *, odp_port_t);
+
+/* dpif-xdp-flow.c */
+int dp_xdp_flow_init(struct dp_xdp *);
+void dp_xdp_flow_destroy(struct dp_xdp *);
+int dp_xdp_flow_flush(struct dpif *);
+struct dpif_flow_dump *dp_xdp_flow_dump_create(const struct dpif *, bool terse,
+                                               struct dpif_flow_dump_types *);
+int dp_xdp_flow_dump_destroy(struct dpif_flow_dump *);
+struct dpif_flow_dump_thread *dp_xdp_flow_dump_thread_create(
+    struct dpif_flow_dump *);
+void dp_xdp_flow_dump_thread_destroy(struct dpif_flow_dump_thread *);
+int dp_xdp_flow_dump_next(struct dpif_flow_dump_thread *, struct dpif_flow *,
+                          int max_flows);
+int dp_xdp_flow_put(struct dp_xdp *, struct dpif_flow_put *);
+int dp_xdp_flow_del(struct dp_xdp *, struct dpif_flow_del *);
+int dp_xdp_flow_get(struct dp_xdp *, struct dpif_flow_get *);
+struct ofpbuf *dp_xdp_flow_actions_by_slot(struct dp_xdp *, uint32_t slot);
+void dp_xdp_flow_get_counts(struct dp_xdp *, uint64_t *n_flows,
+                            uint32_t *n_masks);
+
+/* dpif-xdp-upcall.c */
+int dp_xdp_upcall_init(struct dp_xdp *);
+void dp_xdp_upcall_destroy(struct dp_xdp *);
+int dp_xdp_handlers_set(struct dpif *, uint32_t n_handlers);
+int dp_xdp_recv(struct dpif *, uint32_t handler_id, struct dpif_upcall *,
+                struct ofpbuf *);
+void dp_xdp_recv_wait(struct dpif *, uint32_t handler_id);
+void dp_xdp_recv_purge(struct dpif *);
+int dp_xdp_execute(struct dp_xdp *, struct dpif_execute *);
+uint64_t dp_xdp_upcall_lost(struct dp_xdp *);
+
+#endif /* dpif-xdp-private.h */

@@ -1,0 +1,449 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Upcalls, and packets executed in ovs-vswitchd.
+ *
+ * Transport.  The XDP program hands whole packets to ovs-vswitchd with
+ * bpf_perf_event_output() on a BPF_MAP_TYPE_PERF_EVENT_ARRAY: one ring per
+ * CPU, each sample a 'struct xdp_dp_upcall' followed by the frame, copied
+ * from the XDP buffer by the kernel (the helper's flags carry the length).
+ * We chose perf rings over the alternatives because (1) a BPF ring buffer
+ * record must be reserved with a size known to the verifier and the frame
+ * copied in with bounded loads, capping the frame length, while perf output
+ * copies any length; (2) an AF_XDP socket needs a UMEM and rings per port
+ * and queue and cannot carry our metadata; (3) per-CPU rings never contend
+ * and a full ring fails the one sample, which the program counts as lost
+ * (dpif/show "lost") and drops: the fast path never blocks.
+ *
+ * Handlers.  Ring i belongs to handler thread i % n_handlers, which reads
+ * it in recv() and sleeps on its fd in recv_wait().  A burst on one CPU
+ * therefore cannot delay the rings of other handlers, and each handler's
+ * queue is bounded (DP_XDP_HANDLER_QUEUE).
+ *
+ * A MISS becomes a DPIF_UC_MISS upcall: the key is built by OVS's own
+ * flow_extract() and odp_flow_key_from_flow(), so ofproto sees exactly what
+ * it would from any other datapath.  A SLOW_PATH sample (a hit on a flow
+ * whose actions XDP cannot run) and an OUTPUT sample are executed right
+ * there, with OVS's odp_execute_actions(), and never reach ofproto.
+ *
+ * Execution.  dp_xdp_execute() runs ODP actions on a packet in userspace
+ * (for ofproto's DPIF_OP_EXECUTE and for slow-path flows); output goes
+ * through the port's netdev (an internal port's hidden peer, so that the
+ * packet reaches the host stack). */
+
+#include <config.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "coverage.h"
+#include "datapath/xdp-dp.skel.h"
+#include "dp-packet.h"
+#include "dpif-xdp-private.h"
+#include "flow.h"
+#include "netdev.h"
+#include "netlink.h"
+#include "odp-execute.h"
+#include "odp-util.h"
+#include "openvswitch/vlog.h"
+#include "ovs-thread.h"
+#include "openvswitch/poll-loop.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(dpif_xdp_upcall);
+
+COVERAGE_DEFINE(xdp_upcall_miss);
+COVERAGE_DEFINE(xdp_upcall_slow_path);
+COVERAGE_DEFINE(xdp_upcall_queue_full);
+COVERAGE_DEFINE(xdp_execute_unsupported);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+
+/* Bytes of headroom in front of an upcalled frame, for headers that
+ * actions push. */
+#define DP_XDP_HEADROOM 128
+
+/* Pages per CPU ring (a power of 2): 1 MB with 4 kB pages. */
+#define DP_XDP_RING_PAGES 256
+
+/* Most upcalls queued for one handler. */
+#define DP_XDP_HANDLER_QUEUE 1024
+
+/* Most slow-path packets executed in one recv() call. */
+#define DP_XDP_RECV_BATCH 64
+
+/* A sample copied out of a ring. */
+struct dp_xdp_upcall_buf {
+    struct ovs_list node;       /* In 'struct dp_xdp_handler''s 'queue'. */
+    struct xdp_dp_upcall up;    /* What the program said. */
+    uint8_t packet[];           /* 'up.pkt_len' bytes of frame. */
+};
+
+/* What the datapath supports in flow keys: what the XDP parser extracts. */
+static const struct odp_support dp_xdp_odp_support = {
+    .max_vlan_headers = 2,
+    .max_mpls_depth = 0,
+    .recirc = false,
+    .nd_ext = true,
+};
+
+/* The handler whose rings are being consumed by this thread. */
+DEFINE_STATIC_PER_THREAD_DATA(struct dp_xdp_handler *, cur_handler, NULL);
+
+static void
+ring_sample(void *dp_, int cpu OVS_UNUSED, void *data, __u32 size)
+{
+    struct dp_xdp_handler *h = *cur_handler_get();
+    struct dp_xdp *dp = dp_;
+    const struct xdp_dp_upcall *up = data;
+    struct dp_xdp_upcall_buf *buf;
+
+    if (size < sizeof *up || up->pkt_len > size - sizeof *up || !h) {
+        VLOG_WARN_RL(&rl, "%s: malformed upcall sample (%"PRIu32" bytes)",
+                     dp->name, size);
+        return;
+    }
+    if (h->n_queued >= DP_XDP_HANDLER_QUEUE) {
+        COVERAGE_INC(xdp_upcall_queue_full);
+        atomic_add_relaxed(&dp->n_queue_lost, 1, &(uint64_t) { 0 });
+        return;
+    }
+    buf = xmalloc(sizeof *buf + up->pkt_len);
+    buf->up = *up;
+    memcpy(buf->packet, up + 1, up->pkt_len);
+    ovs_list_push_back(&h->queue, &buf->node);
+    h->n_queued++;
+}
+
+static void
+ring_lost(void *dp_, int cpu OVS_UNUSED, __u64 cnt)
+{
+    struct dp_xdp *dp = dp_;
+
+    atomic_add_relaxed(&dp->n_ring_lost, cnt, &(uint64_t) { 0 });
+}
+
+int
+dp_xdp_upcall_init(struct dp_xdp *dp)
+{
+    int error;
+
+    fat_rwlock_init(&dp->upcall_lock);
+    atomic_init(&dp->n_ring_lost, 0);
+    atomic_init(&dp->n_queue_lost, 0);
+    dp->pb = perf_buffer__new(bpf_map__fd(dp->skel->maps.xdp_dp_upcalls),
+                              DP_XDP_RING_PAGES, ring_sample, ring_lost, dp,
+                              NULL);
+    if (!dp->pb) {
+        error = errno;
+        VLOG_ERR("%s: cannot create upcall rings (%s)",
+                 dp->name, ovs_strerror(error));
+        return error;
+    }
+    dp->n_buffers = perf_buffer__buffer_cnt(dp->pb);
+    return 0;
+}
+
+static void
+handlers_destroy(struct dp_xdp *dp)
+{
+    for (uint32_t i = 0; i < dp->n_handlers; i++) {
+        struct dp_xdp_upcall_buf *buf;
+
+        LIST_FOR_EACH_POP (buf, node, &dp->handlers[i].queue) {
+            free(buf);
+        }
+    }
+    free(dp->handlers);
+    dp->handlers = NULL;
+    dp->n_handlers = 0;
+}
+
+void
+dp_xdp_upcall_destroy(struct dp_xdp *dp)
+{
+    fat_rwlock_wrlock(&dp->upcall_lock);
+    handlers_destroy(dp);
+    perf_buffer__free(dp->pb);
+    dp->pb = NULL;
+    fat_rwlock_unlock(&dp->upcall_lock);
+    fat_rwlock_destroy(&dp->upcall_lock);
+}
+
+uint64_t
+dp_xdp_upcall_lost(struct dp_xdp *dp)
+{
+    uint64_t ring, queue;
+
+    atomic_read_relaxed(&dp->n_ring_lost, &ring);
+    atomic_read_relaxed(&dp->n_queue_lost, &queue);
+    return ring + queue;
+}
+
+int
+dp_xdp_handlers_set(struct dpif *dpif, uint32_t n_handlers)
+{
+    struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
+
+    fat_rwlock_wrlock(&dp->upcall_lock);
+    handlers_destroy(dp);
+    dp->n_handlers = n_handlers;
+    dp->handlers = xcalloc(n_handlers, sizeof *dp->handlers);
+    for (uint32_t i = 0; i < n_handlers; i++) {
+        ovs_list_init(&dp->handlers[i].queue);
+    }
+    fat_rwlock_unlock(&dp->upcall_lock);
+    return 0;
+}
+
+void
+dp_xdp_recv_purge(struct dpif *dpif)
+{
+    struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
+
+    fat_rwlock_wrlock(&dp->upcall_lock);
+    for (uint32_t i = 0; i < dp->n_handlers; i++) {
+        struct dp_xdp_upcall_buf *buf;
+
+        LIST_FOR_EACH_POP (buf, node, &dp->handlers[i].queue) {
+            free(buf);
+        }
+        dp->handlers[i].n_queued = 0;
+    }
+    fat_rwlock_unlock(&dp->upcall_lock);
+}
+
+/* Execution in userspace. */
+
+struct dp_xdp_execute_ctx {
+    struct dp_xdp *dp;
+};
+
+static void
+dp_xdp_output(struct dp_xdp *dp, odp_port_t port_no,
+              struct dp_packet_batch *batch, bool should_steal)
+{
+    struct netdev *netdev = dp_xdp_port_netdev_ref(dp, port_no);
+    struct dp_packet_batch copy;
+
+    if (!netdev) {
+        dp_packet_delete_batch(batch, should_steal);
+        return;
+    }
+    if (!should_steal) {
+        dp_packet_batch_clone(&copy, batch);
+        batch = &copy;
+    }
+    /* netdev_send() takes the packets, sent or not. */
+    netdev_send(netdev, 0, batch, true);
+    netdev_close(netdev);
+}
+
+static void
+dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *batch,
+                  const struct nlattr *a, bool should_steal)
+{
+    struct dp_xdp_execute_ctx *ctx = ctx_;
+    enum ovs_action_attr type = nl_attr_type(a);
+
+    if (type == OVS_ACTION_ATTR_OUTPUT) {
+        dp_xdp_output(ctx->dp, nl_attr_get_odp_port(a), batch, should_steal);
+        return;
+    }
+
+    /* odp_execute_actions() runs every action it can by itself and calls
+     * here only for those that need a datapath: userspace, recirc, ct,
+     * meter, lb_output, tunnel push and pop. */
+    COVERAGE_INC(xdp_execute_unsupported);
+    VLOG_WARN_RL(&rl, "%s: ODP action type %d is not supported yet; "
+                 "packet dropped", ctx->dp->name, (int) type);
+    dp_packet_delete_batch(batch, should_steal);
+}
+
+/* Runs 'execute''s actions on its packet.  Returns 0 (errors are logged
+ * and counted, as a datapath would drop the packet). */
+int
+dp_xdp_execute(struct dp_xdp *dp, struct dpif_execute *execute)
+{
+    struct dp_xdp_execute_ctx ctx = { .dp = dp };
+    struct dp_packet_batch batch;
+
+    if (dp_packet_size(execute->packet) < ETH_HEADER_LEN) {
+        return EINVAL;
+    }
+    if (execute->probe) {
+        /* ofproto's feature probes: every action odp_execute_actions()
+         * knows is supported here, and running one on a probe packet
+         * could send it into the network. */
+        return 0;
+    }
+    dp_packet_batch_init_packet(&batch, execute->packet);
+    odp_execute_actions(&ctx, &batch, false, execute->actions,
+                        execute->actions_len, dp_xdp_execute_cb);
+    return 0;
+}
+
+/* Executes the actions of the flow in slot 'buf->up.slot' on the packet. */
+static void
+execute_slow_path(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
+{
+    struct ofpbuf *actions = dp_xdp_flow_actions_by_slot(dp, buf->up.slot);
+    struct dp_xdp_execute_ctx ctx = { .dp = dp };
+    struct dp_packet_batch batch;
+    struct dp_packet *packet;
+
+    if (!actions) {
+        return;                 /* The flow went away meanwhile. */
+    }
+    packet = dp_packet_clone_data(buf->packet, buf->up.pkt_len);
+    pkt_metadata_init(&packet->md, u32_to_odp(buf->up.in_port));
+    dp_packet_batch_init_packet(&batch, packet);
+    odp_execute_actions(&ctx, &batch, true, actions->data, actions->size,
+                        dp_xdp_execute_cb);
+    ofpbuf_delete(actions);
+}
+
+static void
+execute_output(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
+{
+    struct dp_packet *packet = dp_packet_clone_data(buf->packet,
+                                                    buf->up.pkt_len);
+    struct dp_packet_batch batch;
+
+    dp_packet_batch_init_packet(&batch, packet);
+    dp_xdp_output(dp, u32_to_odp(buf->up.slot), &batch, true);
+}
+
+/* Receiving. */
+
+/* Turns a MISS sample into '*upcall', with its data in 'ofpbuf'. */
+static void
+make_miss_upcall(const struct dp_xdp_upcall_buf *buf,
+                 struct dpif_upcall *upcall, struct ofpbuf *ofpbuf)
+{
+    uint32_t len = buf->up.pkt_len;
+    struct flow flow;
+    void *data;
+
+    memset(upcall, 0, sizeof *upcall);
+    upcall->type = DPIF_UC_MISS;
+
+    /* One allocation for the frame (with headroom for pushed headers) and
+     * the key, so that neither moves. */
+    ofpbuf_clear(ofpbuf);
+    ofpbuf_prealloc_tailroom(ofpbuf, DP_XDP_HEADROOM + len
+                                     + ODPUTIL_FLOW_KEY_BYTES);
+    ofpbuf_put_uninit(ofpbuf, DP_XDP_HEADROOM);
+    data = ofpbuf_put(ofpbuf, buf->packet, len);
+    dp_packet_use_stub(&upcall->packet,
+                       (char *) data - DP_XDP_HEADROOM,
+                       DP_XDP_HEADROOM + len);
+    dp_packet_set_data(&upcall->packet, data);
+    dp_packet_set_size(&upcall->packet, len);
+    pkt_metadata_init(&upcall->packet.md, u32_to_odp(buf->up.in_port));
+
+    flow_extract(&upcall->packet, &flow);
+
+    struct odp_flow_key_parms parms = {
+        .flow = &flow,
+        .support = dp_xdp_odp_support,
+    };
+    size_t key_ofs = ofpbuf->size;
+    odp_flow_key_from_flow(&parms, ofpbuf);
+    upcall->key = ofpbuf_at_assert(ofpbuf, key_ofs, 0);
+    upcall->key_len = ofpbuf->size - key_ofs;
+
+    odp_flow_key_hash(upcall->key, upcall->key_len, &upcall->ufid);
+}
+
+int
+dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
+            struct dpif_upcall *upcall, struct ofpbuf *ofpbuf)
+{
+    struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
+    struct dp_xdp_handler *h;
+    int error = EAGAIN;
+
+    fat_rwlock_rdlock(&dp->upcall_lock);
+    if (handler_id >= dp->n_handlers || !dp->pb) {
+        goto out;
+    }
+    h = &dp->handlers[handler_id];
+
+    for (int i = 0; i < DP_XDP_RECV_BATCH; i++) {
+        struct dp_xdp_upcall_buf *buf;
+
+        if (ovs_list_is_empty(&h->queue)) {
+            *cur_handler_get() = h;
+            for (int b = handler_id; b < dp->n_buffers; b += dp->n_handlers) {
+                perf_buffer__consume_buffer(dp->pb, b);
+            }
+            *cur_handler_get() = NULL;
+            if (ovs_list_is_empty(&h->queue)) {
+                break;
+            }
+        }
+
+        buf = CONTAINER_OF(ovs_list_pop_front(&h->queue),
+                           struct dp_xdp_upcall_buf, node);
+        h->n_queued--;
+        switch (buf->up.type) {
+        case XDP_DP_UPCALL_MISS:
+            COVERAGE_INC(xdp_upcall_miss);
+            make_miss_upcall(buf, upcall, ofpbuf);
+            free(buf);
+            error = 0;
+            goto out;
+        case XDP_DP_UPCALL_SLOW_PATH:
+            COVERAGE_INC(xdp_upcall_slow_path);
+            execute_slow_path(dp, buf);
+            break;
+        case XDP_DP_UPCALL_OUTPUT:
+            execute_output(dp, buf);
+            break;
+        default:
+            VLOG_WARN_RL(&rl, "%s: unknown upcall type %"PRIu32,
+                         dp->name, buf->up.type);
+            break;
+        }
+        free(buf);
+    }
+out:
+    fat_rwlock_unlock(&dp->upcall_lock);
+    return error;
+}
+
+void
+dp_xdp_recv_wait(struct dpif *dpif, uint32_t handler_id)
+{
+    struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
+
+    fat_rwlock_rdlock(&dp->upcall_lock);
+    if (handler_id < dp->n_handlers && dp->pb) {
+        if (!ovs_list_is_empty(&dp->handlers[handler_id].queue)) {
+            poll_immediate_wake();
+        } else {
+            for (int b = handler_id; b < dp->n_buffers;
+                 b += dp->n_handlers) {
+                poll_fd_wait(perf_buffer__buffer_fd(dp->pb, b), POLLIN);
+            }
+        }
+    }
+    fat_rwlock_unlock(&dp->upcall_lock);
+}

@@ -1,0 +1,559 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* ODP actions to XDP actions.
+ *
+ * ofproto-dpif hands the datapath a flow's actions as a list of netlink
+ * attributes (OVS_ACTION_ATTR_*) that odp_execute_actions() would run one
+ * after another.  The XDP program runs a fixed-size array of simple
+ * actions instead, and can only hand a packet to one port, at the end.
+ * The compiler walks the netlink list once, translating each attribute
+ * into one 'struct xdp_dp_action' with xdp_action_compile__(); the first
+ * attribute that has no XDP equivalent, or that would break the shape the
+ * program expects (more than one output, anything after the output, too
+ * many actions), stops it and turns the whole flow into a slow-path flow
+ * with a reason.  There is no partial offload: a slow-path flow's packets
+ * go to ovs-vswitchd, which runs the original ODP actions.
+ *
+ * Set actions come in two forms: OVS_ACTION_ATTR_SET carries a key
+ * attribute and writes all of it, OVS_ACTION_ATTR_SET_MASKED carries a key
+ * and a mask of the same size and writes only the masked bits.  Both
+ * become an XDP masked write (the plain form with all-ones masks), with
+ * the value pre-masked so that the program may either AND or not. */
+
+#include <config.h>
+
+#include "ofproto-xdp/xdp-actions.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "datapath/xdp-dp.h"
+#include "netlink.h"
+#include "odp-netlink.h"
+#include "odp-util.h"
+#include "openvswitch/dynamic-string.h"
+#include "packets.h"
+#include "util.h"
+
+/* The part of an OVS_ACTION_ATTR_SET or _SET_MASKED action that matters
+ * here. */
+struct xdp_set_attr {
+    enum ovs_key_attr type;     /* OVS_KEY_ATTR_*. */
+    const void *key;            /* The values to write. */
+    const void *mask;           /* Their masks, or NULL for a plain set. */
+    size_t size;                /* Size of '*key' (and '*mask'). */
+};
+
+/* Parses the set action 'a' (OVS_ACTION_ATTR_SET if 'masked' is false,
+ * OVS_ACTION_ATTR_SET_MASKED if true) into '*set'.  Returns true if
+ * successful, false if 'a' does not hold exactly one key attribute (of even
+ * size, for a masked set). */
+static bool
+xdp_set_attr_parse(const struct nlattr *a, bool masked,
+                   struct xdp_set_attr *set)
+{
+    const struct nlattr *k = nl_attr_get(a);
+    size_t left = nl_attr_get_size(a);
+    size_t size;
+
+    if (!nl_attr_is_valid(k, left) || nl_attr_len_pad(k, left) != left) {
+        return false;
+    }
+    size = nl_attr_get_size(k);
+    if (masked && size % 2) {
+        return false;
+    }
+
+    set->type = nl_attr_type(k);
+    set->key = nl_attr_get(k);
+    set->size = masked ? size / 2 : size;
+    set->mask = masked ? (const uint8_t *) set->key + set->size : NULL;
+    return true;
+}
+
+/* Stores in 'dst' the first 'n' bytes of 'set''s key ANDed with its mask,
+ * starting 'ofs' bytes into the key, and in 'dst_mask' the mask (all-ones
+ * for a plain set). */
+static void
+xdp_set_field(const struct xdp_set_attr *set, size_t ofs, size_t n,
+              void *dst, void *dst_mask)
+{
+    const uint8_t *key = (const uint8_t *) set->key + ofs;
+    const uint8_t *mask = set->mask ? (const uint8_t *) set->mask + ofs : NULL;
+    uint8_t *d = dst;
+    uint8_t *m = dst_mask;
+
+    for (size_t i = 0; i < n; i++) {
+        m[i] = mask ? mask[i] : 0xff;
+        d[i] = key[i] & m[i];
+    }
+}
+
+/* Compiles the set action 'set' into 'xa'.  Returns true if successful.
+ * Otherwise returns false, after appending the reason to 'why' (if
+ * nonnull) if it is more specific than "unsupported action". */
+static bool
+xdp_set_compile__(const struct xdp_set_attr *set, struct xdp_dp_action *xa,
+                  struct ds *why)
+{
+    size_t expected_size;
+
+    switch (set->type) {
+    case OVS_KEY_ATTR_ETHERNET:
+        expected_size = sizeof(struct ovs_key_ethernet);
+        break;
+    case OVS_KEY_ATTR_IPV4:
+        expected_size = sizeof(struct ovs_key_ipv4);
+        break;
+    case OVS_KEY_ATTR_TCP:
+        expected_size = sizeof(struct ovs_key_tcp);
+        break;
+    case OVS_KEY_ATTR_UDP:
+        expected_size = sizeof(struct ovs_key_udp);
+        break;
+    case OVS_KEY_ATTR_UNSPEC:
+    case OVS_KEY_ATTR_ENCAP:
+    case OVS_KEY_ATTR_PRIORITY:
+    case OVS_KEY_ATTR_IN_PORT:
+    case OVS_KEY_ATTR_VLAN:
+    case OVS_KEY_ATTR_ETHERTYPE:
+    case OVS_KEY_ATTR_IPV6:
+    case OVS_KEY_ATTR_ICMP:
+    case OVS_KEY_ATTR_ICMPV6:
+    case OVS_KEY_ATTR_ARP:
+    case OVS_KEY_ATTR_ND:
+    case OVS_KEY_ATTR_SKB_MARK:
+    case OVS_KEY_ATTR_TUNNEL:
+    case OVS_KEY_ATTR_SCTP:
+    case OVS_KEY_ATTR_TCP_FLAGS:
+    case OVS_KEY_ATTR_DP_HASH:
+    case OVS_KEY_ATTR_RECIRC_ID:
+    case OVS_KEY_ATTR_MPLS:
+    case OVS_KEY_ATTR_CT_STATE:
+    case OVS_KEY_ATTR_CT_ZONE:
+    case OVS_KEY_ATTR_CT_MARK:
+    case OVS_KEY_ATTR_CT_LABELS:
+    case OVS_KEY_ATTR_CT_ORIG_TUPLE_IPV4:
+    case OVS_KEY_ATTR_CT_ORIG_TUPLE_IPV6:
+    case OVS_KEY_ATTR_NSH:
+    case OVS_KEY_ATTR_PACKET_TYPE:
+    case OVS_KEY_ATTR_ND_EXTENSIONS:
+    case OVS_KEY_ATTR_TUNNEL_INFO:
+    case __OVS_KEY_ATTR_MAX:
+    default:
+        /* The caller's "unsupported action" says it all. */
+        return false;
+    }
+    if (set->size != expected_size) {
+        if (why) {
+            ds_put_format(why, "malformed set action: key attribute %d "
+                          "has length %"PRIuSIZE" instead of %"PRIuSIZE,
+                          set->type, set->size, expected_size);
+        }
+        return false;
+    }
+
+    switch (set->type) {
+    case OVS_KEY_ATTR_ETHERNET:
+        xa->type = XDP_DP_ACTION_SET_ETH;
+        xdp_set_field(set, offsetof(struct ovs_key_ethernet, eth_dst), 6,
+                      xa->eth.dst, xa->eth.dst_mask);
+        xdp_set_field(set, offsetof(struct ovs_key_ethernet, eth_src), 6,
+                      xa->eth.src, xa->eth.src_mask);
+        return true;
+
+    case OVS_KEY_ATTR_IPV4: {
+        const struct ovs_key_ipv4 *mask = set->mask;
+
+        /* A plain set's protocol and fragment fields are not written (see
+         * odp_set_ipv4() and the kernel's validate_set()), but a masked
+         * set that covers them asks for a write that XDP does not do. */
+        if (mask && (mask->ipv4_proto || mask->ipv4_frag)) {
+            if (why) {
+                ds_put_cstr(why, "set of ipv4 proto or frag");
+            }
+            return false;
+        }
+        xa->type = XDP_DP_ACTION_SET_IPV4;
+        xdp_set_field(set, offsetof(struct ovs_key_ipv4, ipv4_src), 4,
+                      &xa->ipv4.src, &xa->ipv4.src_mask);
+        xdp_set_field(set, offsetof(struct ovs_key_ipv4, ipv4_dst), 4,
+                      &xa->ipv4.dst, &xa->ipv4.dst_mask);
+        xdp_set_field(set, offsetof(struct ovs_key_ipv4, ipv4_tos), 1,
+                      &xa->ipv4.tos, &xa->ipv4.tos_mask);
+        xdp_set_field(set, offsetof(struct ovs_key_ipv4, ipv4_ttl), 1,
+                      &xa->ipv4.ttl, &xa->ipv4.ttl_mask);
+        return true;
+    }
+
+    case OVS_KEY_ATTR_TCP:
+    case OVS_KEY_ATTR_UDP:
+        /* 'struct ovs_key_tcp' and 'struct ovs_key_udp' have the same
+         * layout: source port, then destination port. */
+        xa->type = XDP_DP_ACTION_SET_L4_PORTS;
+        xa->l4.proto = (set->type == OVS_KEY_ATTR_TCP
+                        ? IPPROTO_TCP : IPPROTO_UDP);
+        xdp_set_field(set, offsetof(struct ovs_key_tcp, tcp_src), 2,
+                      &xa->l4.src, &xa->l4.src_mask);
+        xdp_set_field(set, offsetof(struct ovs_key_tcp, tcp_dst), 2,
+                      &xa->l4.dst, &xa->l4.dst_mask);
+        return true;
+
+    case OVS_KEY_ATTR_UNSPEC:
+    case OVS_KEY_ATTR_ENCAP:
+    case OVS_KEY_ATTR_PRIORITY:
+    case OVS_KEY_ATTR_IN_PORT:
+    case OVS_KEY_ATTR_VLAN:
+    case OVS_KEY_ATTR_ETHERTYPE:
+    case OVS_KEY_ATTR_IPV6:
+    case OVS_KEY_ATTR_ICMP:
+    case OVS_KEY_ATTR_ICMPV6:
+    case OVS_KEY_ATTR_ARP:
+    case OVS_KEY_ATTR_ND:
+    case OVS_KEY_ATTR_SKB_MARK:
+    case OVS_KEY_ATTR_TUNNEL:
+    case OVS_KEY_ATTR_SCTP:
+    case OVS_KEY_ATTR_TCP_FLAGS:
+    case OVS_KEY_ATTR_DP_HASH:
+    case OVS_KEY_ATTR_RECIRC_ID:
+    case OVS_KEY_ATTR_MPLS:
+    case OVS_KEY_ATTR_CT_STATE:
+    case OVS_KEY_ATTR_CT_ZONE:
+    case OVS_KEY_ATTR_CT_MARK:
+    case OVS_KEY_ATTR_CT_LABELS:
+    case OVS_KEY_ATTR_CT_ORIG_TUPLE_IPV4:
+    case OVS_KEY_ATTR_CT_ORIG_TUPLE_IPV6:
+    case OVS_KEY_ATTR_NSH:
+    case OVS_KEY_ATTR_PACKET_TYPE:
+    case OVS_KEY_ATTR_ND_EXTENSIONS:
+    case OVS_KEY_ATTR_TUNNEL_INFO:
+    case __OVS_KEY_ATTR_MAX:
+    default:
+        OVS_NOT_REACHED();
+    }
+}
+
+/* Checks that the payload of action 'a' has 'size' bytes.  If not, appends
+ * the reason to 'why' (if nonnull) and returns false. */
+static bool
+xdp_action_check_size(const struct nlattr *a, size_t size, const char *name,
+                      struct ds *why)
+{
+    if (nl_attr_get_size(a) != size) {
+        if (why) {
+            ds_put_format(why, "%s action has length %"PRIuSIZE
+                          " instead of %"PRIuSIZE,
+                          name, nl_attr_get_size(a), size);
+        }
+        return false;
+    }
+    return true;
+}
+
+/* Compiles the ODP action 'a' into 'xa', which the caller zeroed.  Returns
+ * true if successful.  If 'a' has no XDP equivalent, returns false and, if
+ * its reason is more specific than "unsupported action", appends it to
+ * 'why' (if nonnull), otherwise leaves 'why' alone. */
+static bool
+xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
+                     struct ds *why)
+{
+    enum ovs_action_attr type = nl_attr_type(a);
+    struct xdp_set_attr set;
+
+    switch (type) {
+    case OVS_ACTION_ATTR_OUTPUT:
+        if (!xdp_action_check_size(a, sizeof(uint32_t), "output", why)) {
+            return false;
+        }
+        xa->type = XDP_DP_ACTION_OUTPUT;
+        xa->output.port = nl_attr_get_u32(a);
+        return true;
+
+    case OVS_ACTION_ATTR_PUSH_VLAN: {
+        const struct ovs_action_push_vlan *push;
+
+        if (!xdp_action_check_size(a, sizeof *push, "push_vlan", why)) {
+            return false;
+        }
+        push = nl_attr_get(a);
+        if (!eth_type_vlan(push->vlan_tpid)) {
+            if (why) {
+                ds_put_format(why, "push_vlan with tpid %#06"PRIx16,
+                              ntohs(push->vlan_tpid));
+            }
+            return false;
+        }
+        if (!(push->vlan_tci & htons(XDP_VLAN_CFI))) {
+            if (why) {
+                ds_put_cstr(why, "push_vlan without CFI");
+            }
+            return false;
+        }
+        xa->type = XDP_DP_ACTION_PUSH_VLAN;
+        xa->vlan.tpid = push->vlan_tpid;
+        xa->vlan.tci = push->vlan_tci;
+        return true;
+    }
+
+    case OVS_ACTION_ATTR_POP_VLAN:
+        if (!xdp_action_check_size(a, 0, "pop_vlan", why)) {
+            return false;
+        }
+        xa->type = XDP_DP_ACTION_POP_VLAN;
+        return true;
+
+    case OVS_ACTION_ATTR_SET:
+    case OVS_ACTION_ATTR_SET_MASKED:
+        if (!xdp_set_attr_parse(a, type == OVS_ACTION_ATTR_SET_MASKED,
+                                &set)) {
+            if (why) {
+                ds_put_cstr(why, "malformed set action");
+            }
+            return false;
+        }
+        return xdp_set_compile__(&set, xa, why);
+
+    case OVS_ACTION_ATTR_UNSPEC:
+    case OVS_ACTION_ATTR_USERSPACE:
+    case OVS_ACTION_ATTR_SAMPLE:
+    case OVS_ACTION_ATTR_RECIRC:
+    case OVS_ACTION_ATTR_HASH:
+    case OVS_ACTION_ATTR_PUSH_MPLS:
+    case OVS_ACTION_ATTR_POP_MPLS:
+    case OVS_ACTION_ATTR_CT:
+    case OVS_ACTION_ATTR_TRUNC:
+    case OVS_ACTION_ATTR_PUSH_ETH:
+    case OVS_ACTION_ATTR_POP_ETH:
+    case OVS_ACTION_ATTR_CT_CLEAR:
+    case OVS_ACTION_ATTR_PUSH_NSH:
+    case OVS_ACTION_ATTR_POP_NSH:
+    case OVS_ACTION_ATTR_METER:
+    case OVS_ACTION_ATTR_CLONE:
+    case OVS_ACTION_ATTR_CHECK_PKT_LEN:
+    case OVS_ACTION_ATTR_ADD_MPLS:
+    case OVS_ACTION_ATTR_TUNNEL_PUSH:
+    case OVS_ACTION_ATTR_TUNNEL_POP:
+    case OVS_ACTION_ATTR_DROP:
+    case OVS_ACTION_ATTR_LB_OUTPUT:
+    case __OVS_ACTION_ATTR_MAX:
+    default:
+        return false;
+    }
+}
+
+/* Appends to 'why' (if nonnull) 'prefix' followed by ODP action 'a' in
+ * ODP syntax.  'left' is the number of bytes from 'a' to the end of the
+ * actions. */
+static void
+xdp_why_action(struct ds *why, const char *prefix, const struct nlattr *a,
+               size_t left)
+{
+    if (why) {
+        ds_put_cstr(why, prefix);
+        format_odp_actions(why, a, nl_attr_len_pad(a, left), NULL);
+    }
+}
+
+void
+xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
+                    struct xdp_flow *flow, struct ds *why_slow)
+{
+    const struct nlattr *a;
+    size_t n_actions = 0;
+    bool output = false;
+    size_t left;
+
+    memset(flow->actions, 0, sizeof flow->actions);
+    flow->flags = 0;
+    flow->n_actions = 0;
+
+    NL_ATTR_FOR_EACH (a, left, actions, actions_len) {
+        struct xdp_dp_action *xa = &flow->actions[n_actions];
+        size_t why_len = why_slow ? why_slow->length : 0;
+
+        if (output) {
+            xdp_why_action(why_slow,
+                           (nl_attr_type(a) == OVS_ACTION_ATTR_OUTPUT
+                            ? "more than one output: "
+                            : "action after output: "), a, left);
+            goto slow;
+        }
+        if (n_actions >= XDP_FLOW_MAX_ACTIONS) {
+            if (why_slow) {
+                ds_put_format(why_slow, "more than %d actions",
+                              XDP_FLOW_MAX_ACTIONS);
+            }
+            goto slow;
+        }
+        if (!xdp_action_compile__(a, xa, why_slow)) {
+            if (why_slow && why_slow->length == why_len) {
+                xdp_why_action(why_slow, "unsupported action ", a, left);
+            }
+            goto slow;
+        }
+        output = xa->type == XDP_DP_ACTION_OUTPUT;
+        n_actions++;
+    }
+    if (left) {
+        if (why_slow) {
+            ds_put_format(why_slow, "%"PRIuSIZE" bytes of malformed actions",
+                          left);
+        }
+        goto slow;
+    }
+
+    flow->n_actions = n_actions;
+    return;
+
+slow:
+    memset(flow->actions, 0, sizeof flow->actions);
+    flow->flags = XDP_FLOW_F_SLOW_PATH;
+    flow->n_actions = 0;
+}
+
+/* Appends to 's' ",NAME=" ("NAME=" if '*first') and 'value' with 'mask'
+ * as an Ethernet address, if 'mask' is not all zeros. */
+static void
+xdp_format_eth(struct ds *s, bool *first, const char *name,
+               const uint8_t value[6], const uint8_t mask[6])
+{
+    struct eth_addr v, m;
+
+    memcpy(v.ea, value, 6);
+    memcpy(m.ea, mask, 6);
+    if (!eth_addr_is_zero(m)) {
+        ds_put_format(s, "%s%s=", *first ? "" : ",", name);
+        eth_format_masked(v, &m, s);
+        *first = false;
+    }
+}
+
+/* Appends to 's' ",NAME=" ("NAME=" if '*first') and the IPv4 address
+ * 'value' with 'mask', if 'mask' is nonzero. */
+static void
+xdp_format_ip(struct ds *s, bool *first, const char *name,
+              ovs_be32 value, ovs_be32 mask)
+{
+    if (mask) {
+        ds_put_format(s, "%s%s=", *first ? "" : ",", name);
+        ip_format_masked(value, mask, s);
+        *first = false;
+    }
+}
+
+/* Appends to 's' ",NAME=" ("NAME=" if '*first') and 'value' in 'base' (10
+ * or 16), followed by "/MASK" if 'mask' is not 'all_ones', if 'mask' is
+ * nonzero. */
+static void
+xdp_format_uint(struct ds *s, bool *first, const char *name,
+                unsigned int value, unsigned int mask, unsigned int all_ones,
+                int base)
+{
+    if (mask) {
+        ds_put_format(s, base == 16 ? "%s%s=%#x" : "%s%s=%u",
+                      *first ? "" : ",", name, value);
+        if (mask != all_ones) {
+            ds_put_format(s, "/%#x", mask);
+        }
+        *first = false;
+    }
+}
+
+/* Appends XDP action 'xa' to 's'. */
+static void
+xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
+{
+    bool first = true;
+
+    switch ((enum xdp_dp_action_type) xa->type) {
+    case XDP_DP_ACTION_OUTPUT:
+        ds_put_format(s, "output:%"PRIu32, xa->output.port);
+        break;
+
+    case XDP_DP_ACTION_PUSH_VLAN:
+        ds_put_cstr(s, "push_vlan(");
+        if (xa->vlan.tpid != htons(ETH_TYPE_VLAN_8021Q)) {
+            ds_put_format(s, "tpid=%#06"PRIx16",", ntohs(xa->vlan.tpid));
+        }
+        ds_put_format(s, "vid=%"PRIu16",pcp=%d", vlan_tci_to_vid(xa->vlan.tci),
+                      vlan_tci_to_pcp(xa->vlan.tci));
+        if (!(xa->vlan.tci & htons(XDP_VLAN_CFI))) {
+            ds_put_cstr(s, ",cfi=0");
+        }
+        ds_put_char(s, ')');
+        break;
+
+    case XDP_DP_ACTION_POP_VLAN:
+        ds_put_cstr(s, "pop_vlan");
+        break;
+
+    case XDP_DP_ACTION_SET_ETH:
+        ds_put_cstr(s, "set_eth(");
+        xdp_format_eth(s, &first, "src", xa->eth.src, xa->eth.src_mask);
+        xdp_format_eth(s, &first, "dst", xa->eth.dst, xa->eth.dst_mask);
+        ds_put_char(s, ')');
+        break;
+
+    case XDP_DP_ACTION_SET_IPV4:
+        ds_put_cstr(s, "set_ipv4(");
+        xdp_format_ip(s, &first, "src", xa->ipv4.src, xa->ipv4.src_mask);
+        xdp_format_ip(s, &first, "dst", xa->ipv4.dst, xa->ipv4.dst_mask);
+        xdp_format_uint(s, &first, "tos", xa->ipv4.tos, xa->ipv4.tos_mask,
+                        UINT8_MAX, 16);
+        xdp_format_uint(s, &first, "ttl", xa->ipv4.ttl, xa->ipv4.ttl_mask,
+                        UINT8_MAX, 10);
+        ds_put_char(s, ')');
+        break;
+
+    case XDP_DP_ACTION_SET_L4_PORTS:
+        ds_put_format(s, "set_%s(",
+                      (xa->l4.proto == IPPROTO_TCP ? "tcp"
+                       : xa->l4.proto == IPPROTO_UDP ? "udp" : "l4"));
+        xdp_format_uint(s, &first, "src", ntohs(xa->l4.src),
+                        ntohs(xa->l4.src_mask), UINT16_MAX, 10);
+        xdp_format_uint(s, &first, "dst", ntohs(xa->l4.dst),
+                        ntohs(xa->l4.dst_mask), UINT16_MAX, 10);
+        ds_put_char(s, ')');
+        break;
+
+    default:
+        ds_put_format(s, "unknown(%"PRIu32")", xa->type);
+        break;
+    }
+}
+
+void
+xdp_actions_format(struct ds *s, const struct xdp_flow *flow)
+{
+    if (flow->flags & XDP_FLOW_F_SLOW_PATH) {
+        ds_put_cstr(s, "slow-path");
+        return;
+    }
+
+    ds_put_cstr(s, "xdp(");
+    if (!flow->n_actions) {
+        ds_put_cstr(s, "drop");
+    }
+    for (size_t i = 0; i < flow->n_actions && i < XDP_FLOW_MAX_ACTIONS; i++) {
+        if (i) {
+            ds_put_char(s, ',');
+        }
+        xdp_action_format(s, &flow->actions[i]);
+    }
+    ds_put_char(s, ')');
+}

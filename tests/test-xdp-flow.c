@@ -1,0 +1,285 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* test-xdp-flow: drives ofproto-xdp/xdp-flow.c and xdp-actions.c from the
+ * command line, for tests/xdp-flow.at.
+ *
+ * Flows and actions are given in ODP syntax, the one of
+ * "ovs-appctl dpctl/dump-flows", and parsed with odp-util's own parsers,
+ * so a test reads like the flows that ofproto-dpif installs:
+ *
+ *   key FLOW          FLOW is a key with masks ("eth(src=X/Y),...");
+ *                     prints the XDP key and mask (xdp_flow_key_format()),
+ *                     or the error from xdp_flow_from_odp() and its reason.
+ *   exact KEY         The same without a mask: exact match.
+ *   round-trip FLOW   FLOW's key -> struct flow -> XDP key -> struct flow,
+ *                     and FLOW -> XDP key and mask -> struct flow and
+ *                     wildcards -> ODP key and mask -> XDP key and mask:
+ *                     prints the rebuilt ODP forms and whether each trip
+ *                     came back to where it started (or why FLOW has no
+ *                     XDP form).
+ *   actions ACTIONS   Prints xdp_actions_format() of the compiled actions,
+ *                     followed by ": REASON" for a slow-path flow.
+ *
+ * Each subcommand exits with status 0 once it has printed its result, and
+ * 1 if its argument does not parse.  Console logging is off unless the
+ * first argument is "-v". */
+
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datapath/xdp-dp.h"
+#include "flow.h"
+#include "odp-util.h"
+#include "ofproto-xdp/xdp-actions.h"
+#include "ofproto-xdp/xdp-flow.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/ofpbuf.h"
+#include "openvswitch/vlog.h"
+#include "util.h"
+
+/* Returns the name of errno value 'error', for the errors that
+ * xdp_flow_from_odp() returns. */
+static const char *
+error_name(int error)
+{
+    return (error == EINVAL ? "EINVAL"
+            : error == EOPNOTSUPP ? "EOPNOTSUPP"
+            : ovs_strerror(error));
+}
+
+/* Parses 's', a datapath flow in ODP syntax, into 'key' and 'mask', which
+ * the caller must initialize.  Exits with status 1 if it does not parse. */
+static void
+parse_odp_flow(const char *s, struct ofpbuf *key, struct ofpbuf *mask)
+{
+    char *error;
+
+    if (odp_flow_from_string(s, NULL, key, mask, &error)) {
+        ovs_fatal(0, "%s: %s", s, error);
+    }
+}
+
+/* Prints the XDP key and mask of 'key' and 'mask', or the reason why it
+ * has none.  Also checks what xdp_flow_from_odp() promises about them. */
+static void
+print_xdp_flow(const struct ofpbuf *key, const struct ofpbuf *mask)
+{
+    struct xdp_flow_key xkey, xmask;
+    struct ds s = DS_EMPTY_INITIALIZER;
+    int error;
+
+    error = xdp_flow_from_odp(key->data, key->size,
+                              mask ? mask->data : NULL, mask ? mask->size : 0,
+                              &xkey, &xmask, &s);
+    if (error) {
+        printf("%s: %s\n", error_name(error), ds_cstr(&s));
+    } else {
+        const uint64_t *k = (const uint64_t *) &xkey;
+        const uint64_t *m = (const uint64_t *) &xmask;
+
+        for (size_t i = 0; i < XDP_FLOW_KEY_WORDS; i++) {
+            if (k[i] & ~m[i]) {
+                printf("BUG: key bits outside the mask in word %"PRIuSIZE
+                       "\n", i);
+            }
+        }
+        if (xkey.pad0 || xkey.pad1 || xkey.pad2
+            || xmask.pad0 || xmask.pad1 || xmask.pad2) {
+            printf("BUG: nonzero padding\n");
+        }
+        xdp_flow_key_format(&s, &xkey, &xmask);
+        printf("%s\n", ds_cstr(&s));
+    }
+    ds_destroy(&s);
+}
+
+static void
+do_key(const char *arg, bool exact)
+{
+    struct ofpbuf key, mask;
+
+    ofpbuf_init(&key, 0);
+    ofpbuf_init(&mask, 0);
+    parse_odp_flow(arg, &key, &mask);
+    print_xdp_flow(&key, exact ? NULL : &mask);
+    ofpbuf_uninit(&key);
+    ofpbuf_uninit(&mask);
+}
+
+/* Initializes 'parms' for serializing a flow of the XDP datapath. */
+static void
+init_key_parms(struct odp_flow_key_parms *parms, const struct flow *flow,
+               const struct flow *mask, const struct ofpbuf *key_buf)
+{
+    memset(parms, 0, sizeof *parms);
+    parms->flow = flow;
+    parms->mask = mask;
+    parms->support.recirc = true;
+    parms->support.max_vlan_headers = 2;
+    parms->key_buf = key_buf;
+}
+
+static void
+do_round_trip(const char *arg)
+{
+    struct xdp_flow_key xkey, xmask, xkey2, xmask2;
+    struct ofpbuf key, mask, key2, mask2;
+    struct odp_flow_key_parms parms;
+    struct ds s = DS_EMPTY_INITIALIZER;
+    struct flow flow, flow2;
+    struct flow_wildcards wc;
+    int error;
+
+    ofpbuf_init(&key, 0);
+    ofpbuf_init(&mask, 0);
+    ofpbuf_init(&key2, 0);
+    ofpbuf_init(&mask2, 0);
+    parse_odp_flow(arg, &key, &mask);
+
+    /* struct flow -> XDP key -> struct flow. */
+    if (odp_flow_key_to_flow(key.data, key.size, &flow, NULL)
+        != ODP_FIT_PERFECT) {
+        ovs_fatal(0, "%s: not a perfect flow key", arg);
+    }
+    xdp_flow_key_from_flow(&xkey, &flow);
+    xdp_flow_key_to_flow(&xkey, &flow2);
+    init_key_parms(&parms, &flow2, NULL, NULL);
+    odp_flow_key_from_flow(&parms, &key2);
+    odp_flow_key_format(key2.data, key2.size, &s);
+    printf("flow: %s\n", ds_cstr(&s));
+    printf("flow round trip: %s\n",
+           flow_equal(&flow, &flow2) ? "same" : "differs");
+
+    /* Megaflow -> XDP key and mask -> ODP key and mask -> XDP. */
+    ds_clear(&s);
+    error = xdp_flow_from_odp(key.data, key.size, mask.data, mask.size,
+                              &xkey, &xmask, &s);
+    if (error) {
+        printf("megaflow: %s: %s\n", error_name(error), ds_cstr(&s));
+        goto out;
+    }
+    xdp_flow_key_to_flow(&xkey, &flow2);
+    xdp_flow_mask_to_wc(&xmask, &wc);
+    ofpbuf_clear(&key2);
+    init_key_parms(&parms, &flow2, NULL, NULL);
+    odp_flow_key_from_flow(&parms, &key2);
+    init_key_parms(&parms, &flow2, &wc.masks, &key2);
+    odp_flow_key_from_mask(&parms, &mask2);
+    ds_clear(&s);
+    odp_flow_format(key2.data, key2.size, mask2.data, mask2.size, NULL, &s,
+                    false);
+    printf("megaflow: %s\n", ds_cstr(&s));
+    error = xdp_flow_from_odp(key2.data, key2.size, mask2.data, mask2.size,
+                              &xkey2, &xmask2, NULL);
+    printf("megaflow round trip: %s\n",
+           (error ? error_name(error)
+            : (!memcmp(&xkey, &xkey2, sizeof xkey)
+               && !memcmp(&xmask, &xmask2, sizeof xmask)) ? "same"
+            : "differs"));
+
+out:
+    ds_destroy(&s);
+    ofpbuf_uninit(&key);
+    ofpbuf_uninit(&mask);
+    ofpbuf_uninit(&key2);
+    ofpbuf_uninit(&mask2);
+}
+
+static void
+do_actions(const char *arg)
+{
+    struct ds why = DS_EMPTY_INITIALIZER;
+    struct ds s = DS_EMPTY_INITIALIZER;
+    struct xdp_flow xflow;
+    struct ofpbuf actions;
+    int error;
+
+    ofpbuf_init(&actions, 0);
+    error = odp_actions_from_string(arg, NULL, &actions);
+    if (error) {
+        ovs_fatal(0, "%s: %s", arg, ovs_strerror(error));
+    }
+
+    /* xdp_actions_compile() must leave 'slot' alone. */
+    memset(&xflow, 0xa5, sizeof xflow);
+    xdp_actions_compile(actions.data, actions.size, &xflow, &why);
+    if (xflow.slot != 0xa5a5a5a5) {
+        printf("BUG: slot changed\n");
+    }
+    for (size_t i = xflow.n_actions; i < XDP_FLOW_MAX_ACTIONS; i++) {
+        if (!is_all_zeros(&xflow.actions[i], sizeof xflow.actions[i])) {
+            printf("BUG: unused action %"PRIuSIZE" is not zeroed\n", i);
+        }
+    }
+
+    xdp_actions_format(&s, &xflow);
+    if (xflow.flags & XDP_FLOW_F_SLOW_PATH) {
+        ds_put_format(&s, ": %s", ds_cstr(&why));
+    } else if (why.length) {
+        printf("BUG: reason for an XDP flow: %s\n", ds_cstr(&why));
+    }
+    printf("%s\n", ds_cstr(&s));
+
+    ds_destroy(&s);
+    ds_destroy(&why);
+    ofpbuf_uninit(&actions);
+}
+
+static void
+usage(void)
+{
+    printf("usage: %s [-v] COMMAND ARG\n"
+           "  key FLOW         XDP key and mask of an ODP key with masks\n"
+           "  exact KEY        XDP key and mask of an exact-match ODP key\n"
+           "  round-trip FLOW  ODP -> XDP -> ODP conversions\n"
+           "  actions ACTIONS  XDP actions of ODP actions\n",
+           program_name);
+}
+
+int
+main(int argc, char *argv[])
+{
+    set_program_name(argv[0]);
+    if (argc > 1 && !strcmp(argv[1], "-v")) {
+        argc--;
+        argv++;
+    } else {
+        vlog_set_levels(NULL, VLF_CONSOLE, VLL_OFF);
+    }
+
+    if (argc != 3) {
+        usage();
+        return 1;
+    }
+    if (!strcmp(argv[1], "key")) {
+        do_key(argv[2], false);
+    } else if (!strcmp(argv[1], "exact")) {
+        do_key(argv[2], true);
+    } else if (!strcmp(argv[1], "round-trip")) {
+        do_round_trip(argv[2]);
+    } else if (!strcmp(argv[1], "actions")) {
+        do_actions(argv[2]);
+    } else {
+        usage();
+        return 1;
+    }
+    return 0;
+}
