@@ -2,3 +2,6 @@
 ofproto_xdp_libovsxdp_la_SOURCES += \
 	dispatcher/xdp-attach.c \
 	dispatcher/xdp-attach.h
+ofproto_xdp_libovsxdp_la_SOURCES += \
+	dispatcher/xdp-dispatcher.c \
+	dispatcher/xdp-dispatcher.h

@@ -44,6 +44,7 @@
 #include "hash.h"
 #include "netdev.h"
 #include "odp-util.h"
+#include "dispatcher/xdp-dispatcher.h"
 #include "ofproto-xdp/internal-port.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
@@ -54,6 +55,7 @@
 #include "seq.h"
 #include "smap.h"
 #include "sset.h"
+#include "unixctl.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(dpif_xdp);
@@ -144,6 +146,66 @@ dpif_xdp_port_open_type(const struct dpif_class *dpif_class OVS_UNUSED,
     return type;
 }
 
+static const char *tx_mode_to_string(enum xdp_dp_tx_mode);
+static struct dp_xdp_port *dp_xdp_lookup_port(const struct dp_xdp *,
+                                              odp_port_t);
+
+/* ovs-appctl dispatcher/show [DP]: the kernel's XDP dispatcher, and how
+ * each datapath's program is attached. */
+static void
+dpif_xdp_unixctl_dispatcher_show(struct unixctl_conn *conn, int argc,
+                                 const char *argv[], void *aux OVS_UNUSED)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    struct shash_node *node;
+
+    xdp_dispatcher_format_kernel(&s);
+
+    ovs_mutex_lock(&dp_xdp_mutex);
+    if (argc > 1 && !shash_find(&dp_xdps, argv[1])) {
+        ovs_mutex_unlock(&dp_xdp_mutex);
+        unixctl_command_reply_error(conn, "no such xdp datapath");
+        ds_destroy(&s);
+        return;
+    }
+    SHASH_FOR_EACH (node, &dp_xdps) {
+        struct dp_xdp *dp = node->data;
+        struct dp_xdp_port *port;
+
+        if (argc > 1 && strcmp(argv[1], dp->name)) {
+            continue;
+        }
+        ds_put_format(&s, "%s:\n", dp->name);
+        xdp_dispatcher_format_prog(&s, dp->xdp_prog_fd);
+
+        ovs_mutex_lock(&dp->port_mutex);
+        for (uint32_t i = 0; i < DP_XDP_MAX_PORTS; i++) {
+            port = dp_xdp_lookup_port(dp, u32_to_odp(i));
+            if (!port) {
+                continue;
+            }
+            ds_put_format(&s, "  port %"PRIu32": %s", i,
+                          netdev_get_name(port->netdev));
+            if (!port->attached) {
+                ds_put_cstr(&s, ": no XDP (not a kernel device)\n");
+                continue;
+            }
+            ds_put_cstr(&s, ": ");
+            if (port->peer_name) {
+                ds_put_format(&s, "via %s, ", port->peer_name);
+            }
+            xdp_dispatcher_format_attachment(&s, &port->att);
+            ds_put_format(&s, ", transmit by %s\n",
+                          tx_mode_to_string(port->tx_mode));
+        }
+        ovs_mutex_unlock(&dp->port_mutex);
+    }
+    ovs_mutex_unlock(&dp_xdp_mutex);
+
+    unixctl_command_reply(conn, ds_cstr(&s));
+    ds_destroy(&s);
+}
+
 /* Creates datapath 'name': loads its program and maps.  Returns 0 and
  * stores the datapath in '*dpp', or a positive errno. */
 static int
@@ -156,6 +218,8 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
 
     if (ovsthread_once_start(&once)) {
         libbpf_set_print(libbpf_print);
+        unixctl_command_register("dispatcher/show", "[dp]", 0, 1,
+                                 dpif_xdp_unixctl_dispatcher_show, NULL);
         ovsthread_once_done(&once);
     }
 

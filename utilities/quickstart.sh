@@ -176,6 +176,7 @@ demo() {
 
     show ovs-vsctl show
     show ovs-appctl dpif/show
+    show ovs-appctl dispatcher/show
 
     printf '\n$ ip netns exec %s ping -c 3 -i 0.2 -W 1 10.99.0.2\n' "$ns_a"
     if ip netns exec "$ns_a" ping -c 3 -i 0.2 -W 1 10.99.0.2; then
@@ -184,15 +185,15 @@ demo() {
         ping_ok=false
     fi
 
-    show ovs-appctl dpctl/dump-flows
     printf '\n$ grep dpif_xdp ovs-vswitchd.log\n'
     grep 'dpif_xdp' "$sandbox/ovs-vswitchd.log" | cut -d'|' -f3-
 
+    show ovs-appctl dpctl/dump-flows -m
     echo
     if $ping_ok; then
-        log "traffic crossed the xdp bridge"
+        log "traffic crossed the xdp bridge: flows marked dp:xdp ran in the XDP program, which alone moves their packet counters"
     else
-        log "no traffic crossed the bridge: this build of the xdp datapath accepts ports but does not switch packets yet (see the log lines above)"
+        log "error: no traffic crossed the bridge (log: $sandbox/ovs-vswitchd.log)"
     fi
 
     if $keep; then
@@ -209,7 +210,7 @@ To remove it:
 EOF
         sandbox=
     fi
-    return 0
+    $ping_ok
 }
 
 # ---------------------------------------------------------------------------
