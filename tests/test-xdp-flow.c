@@ -111,6 +111,7 @@ print_xdp_flow(const struct ofpbuf *key, const struct ofpbuf *mask)
     ds_destroy(&s);
 }
 
+/* "key FLOW" ('exact' false) and "exact KEY" ('exact' true). */
 static void
 do_key(const char *arg, bool exact)
 {
@@ -137,6 +138,7 @@ init_key_parms(struct odp_flow_key_parms *parms, const struct flow *flow,
     parms->key_buf = key_buf;
 }
 
+/* "round-trip FLOW". */
 static void
 do_round_trip(const char *arg)
 {
@@ -203,6 +205,8 @@ out:
     ofpbuf_uninit(&mask2);
 }
 
+/* "actions ACTIONS".  Also checks that xdp_actions_compile() keeps its
+ * promises about 'slot', the unused actions and the reason. */
 static void
 do_actions(const char *arg)
 {
@@ -243,6 +247,7 @@ do_actions(const char *arg)
     ofpbuf_uninit(&actions);
 }
 
+/* Prints how to run this program. */
 static void
 usage(void)
 {
