@@ -49,9 +49,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "coverage.h"
 #include "datapath/xdp-dp.skel.h"
 #include "dpif-xdp-private.h"
 #include "flow.h"
+#include "hash.h"
 #include "odp-util.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
@@ -63,6 +65,11 @@
 VLOG_DEFINE_THIS_MODULE(dpif_xdp_flow);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+
+COVERAGE_DEFINE(xdp_flow_batch_update);
+COVERAGE_DEFINE(xdp_flow_batch_delete);
+COVERAGE_DEFINE(xdp_flow_elem_update);
+COVERAGE_DEFINE(xdp_flow_elem_delete);
 
 #define DP_XDP_SLOT_QUARANTINE_MS 100
 
@@ -77,6 +84,7 @@ dp_xdp_flow_init(struct dp_xdp *dp)
 {
     ovs_mutex_init(&dp->flow_mutex);
     hmap_init(&dp->flows);
+    hmap_init(&dp->flows_by_key);
     dp->slots = id_pool_create(0, XDP_DP_MAX_FLOWS);
     ovs_list_init(&dp->quarantine);
     dp->slot_flows = xcalloc(XDP_DP_MAX_FLOWS, sizeof *dp->slot_flows);
@@ -117,6 +125,7 @@ dp_xdp_flow_destroy(struct dp_xdp *dp)
     ovs_mutex_unlock(&dp->flow_mutex);
 
     hmap_destroy(&dp->flows);
+    hmap_destroy(&dp->flows_by_key);
     id_pool_destroy(dp->slots);
     free(dp->slot_flows);
     ovs_mutex_destroy(&dp->flow_mutex);
@@ -289,6 +298,32 @@ flow_find(struct dp_xdp *dp, const ovs_u128 *ufid)
     return NULL;
 }
 
+static uint32_t
+flow_key_hash(int mask_slot, const struct xdp_flow_key *xkey)
+{
+    return hash_bytes(xkey, sizeof *xkey, mask_slot);
+}
+
+/* Finds the flow in subtable 'mask_slot' whose masked key is 'xkey'.  The
+ * kernel's batched updates cannot refuse an existing key (they take no
+ * BPF_NOEXIST), so a second flow with the same key is caught here. */
+static struct dp_xdp_flow *
+flow_find_by_key(struct dp_xdp *dp, int mask_slot,
+                 const struct xdp_flow_key *xkey)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    struct dp_xdp_flow *flow;
+
+    HMAP_FOR_EACH_WITH_HASH (flow, key_node, flow_key_hash(mask_slot, xkey),
+                             &dp->flows_by_key) {
+        if (flow->mask_slot == mask_slot
+            && !memcmp(&flow->xkey, xkey, sizeof *xkey)) {
+            return flow;
+        }
+    }
+    return NULL;
+}
+
 /* ofproto passes a UFID with every operation once the datapath supports
  * them; without one, the flow is named by the hash of its key, as
  * dpif-netdev does. */
@@ -365,8 +400,19 @@ flow_set_actions(struct dp_xdp_flow *flow, const struct nlattr *actions,
     ds_destroy(&why);
 }
 
-int
-dp_xdp_flow_put(struct dp_xdp *dp, struct dpif_flow_put *put)
+/* Flow installation comes in two steps, so that a burst of puts can reach
+ * the kernel in one BPF_MAP_UPDATE_BATCH per subtable: flow_put_prepare()
+ * does everything but the BPF update (the new flow is already in 'flows',
+ * so a later put of the same UFID in the same burst sees it), then
+ * flow_put_finish() or flow_put_abort() settles it. */
+
+/* Prepares 'put'.  Returns 0 or a positive errno.  On success, if a new flow
+ * must still be added to its BPF subtable, stores it in '*pendingp',
+ * otherwise NULL. */
+static int
+flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
+                 struct dp_xdp_flow **pendingp)
+    OVS_REQUIRES(dp->flow_mutex)
 {
     bool probe = put->flags & DPIF_FP_PROBE;
     struct xdp_flow_key xkey, xmask;
@@ -375,6 +421,7 @@ dp_xdp_flow_put(struct dp_xdp *dp, struct dpif_flow_put *put)
     ovs_u128 ufid;
     int error;
 
+    *pendingp = NULL;
     error = xdp_flow_from_odp(put->key, put->key_len, put->mask,
                               put->mask_len, &xkey, &xmask, &why);
     if (error) {
@@ -394,34 +441,34 @@ dp_xdp_flow_put(struct dp_xdp *dp, struct dpif_flow_put *put)
         memset(put->stats, 0, sizeof *put->stats);
     }
 
-    ovs_mutex_lock(&dp->flow_mutex);
     flow = flow_find(dp, &ufid);
     if (flow) {
         if (!(put->flags & DPIF_FP_MODIFY)) {
-            error = EEXIST;
-            goto out;
+            return EEXIST;
         }
         if (put->stats) {
             flow_get_stats(dp, flow, put->stats);
         }
         flow_set_actions(flow, put->actions, put->actions_len);
-        if (flow_in_xdp(flow)
-            && bpf_map_update_elem(flow_map_fd(dp, flow), &flow->xkey,
-                                   &flow->xflow, BPF_EXIST)) {
-            error = errno;
-            VLOG_WARN_RL(&rl, "%s: cannot modify flow in XDP (%s)",
-                         dp->name, ovs_strerror(error));
-            goto out;
+        if (flow_in_xdp(flow)) {
+            COVERAGE_INC(xdp_flow_elem_update);
+            dp->calls.elem_update++;
+            if (bpf_map_update_elem(flow_map_fd(dp, flow), &flow->xkey,
+                                    &flow->xflow, BPF_EXIST)) {
+                error = errno;
+                VLOG_WARN_RL(&rl, "%s: cannot modify flow in XDP (%s)",
+                             dp->name, ovs_strerror(error));
+                return error;
+            }
         }
         if (put->flags & DPIF_FP_ZERO_STATS) {
             flow_zero_stats(dp, flow);
         }
-        goto out;
+        return 0;
     }
 
     if (!(put->flags & DPIF_FP_CREATE)) {
-        error = ENOENT;
-        goto out;
+        return ENOENT;
     }
 
     flow = xzalloc(sizeof *flow);
@@ -437,57 +484,240 @@ dp_xdp_flow_put(struct dp_xdp *dp, struct dpif_flow_put *put)
         int mask_slot;
 
         if (!slot_alloc(dp, &slot)) {
-            error = EFBIG;
             dp_xdp_flow_free(flow);
-            goto out;
+            return EFBIG;
         }
         mask_slot = mask_ref(dp, &xmask);
         if (mask_slot < 0) {
-            error = -mask_slot;
             slot_free(dp, slot);
             dp_xdp_flow_free(flow);
-            goto out;
+            return -mask_slot;
         }
-        flow->xflow.slot = slot;
-        flow->mask_slot = mask_slot;
-        if (bpf_map_update_elem(flow_map_fd(dp, flow), &flow->xkey,
-                                &flow->xflow, BPF_NOEXIST)) {
-            error = errno;
-            if (error != EEXIST) {
-                VLOG_WARN_RL(&rl, "%s: cannot install flow in XDP (%s)",
-                             dp->name, ovs_strerror(error));
-            }
+        if (flow_find_by_key(dp, mask_slot, &xkey)) {
             mask_unref(dp, mask_slot);
             slot_free(dp, slot);
             dp_xdp_flow_free(flow);
-            goto out;
+            return EEXIST;
         }
-        dp->slot_flows[slot] = flow;
-        dp->n_flows++;
+        flow->xflow.slot = slot;
+        flow->mask_slot = mask_slot;
+        hmap_insert(&dp->flows_by_key, &flow->key_node,
+                    flow_key_hash(mask_slot, &xkey));
+        *pendingp = flow;
     }
     hmap_insert(&dp->flows, &flow->node, ufid.u32[0]);
+    return 0;
+}
 
-out:
+/* 'flow' made it into its BPF subtable. */
+static void
+flow_put_finish(struct dp_xdp *dp, struct dp_xdp_flow *flow)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    dp->slot_flows[flow->xflow.slot] = flow;
+    dp->n_flows++;
+}
+
+/* 'flow' could not be added to its BPF subtable, for 'error'. */
+static void
+flow_put_abort(struct dp_xdp *dp, struct dp_xdp_flow *flow, int error)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    if (error != EEXIST) {
+        VLOG_WARN_RL(&rl, "%s: cannot install flow in XDP (%s)",
+                     dp->name, ovs_strerror(error));
+    }
+    hmap_remove(&dp->flows, &flow->node);
+    hmap_remove(&dp->flows_by_key, &flow->key_node);
+    mask_unref(dp, flow->mask_slot);
+    slot_free(dp, flow->xflow.slot);
+    dp_xdp_flow_free(flow);
+}
+
+/* Adds 'flow' to its subtable with one system call.  Returns 0 or a
+ * positive errno. */
+static int
+flow_put_commit_one(struct dp_xdp *dp, struct dp_xdp_flow *flow)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    COVERAGE_INC(xdp_flow_elem_update);
+    dp->calls.elem_update++;
+    if (bpf_map_update_elem(flow_map_fd(dp, flow), &flow->xkey,
+                            &flow->xflow, BPF_NOEXIST)) {
+        int error = errno;
+
+        flow_put_abort(dp, flow, error);
+        return error;
+    }
+    flow_put_finish(dp, flow);
+    return 0;
+}
+
+int
+dp_xdp_flow_put(struct dp_xdp *dp, struct dpif_flow_put *put)
+{
+    struct dp_xdp_flow *pending;
+    int error;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    error = flow_put_prepare(dp, put, &pending);
+    if (!error && pending) {
+        error = flow_put_commit_one(dp, pending);
+    }
     ovs_mutex_unlock(&dp->flow_mutex);
     return error;
+}
+
+/* A flow waiting for a batched BPF operation, and the op it came from. */
+struct pending_op {
+    struct dp_xdp_flow *flow;   /* The flow. */
+    int *errorp;                /* Where the op's result goes. */
+    size_t order;               /* Position in the burst (stable sort). */
+};
+
+static int
+compare_pending(const void *a_, const void *b_)
+{
+    const struct pending_op *a = a_, *b = b_;
+
+    if (a->flow->mask_slot != b->flow->mask_slot) {
+        return a->flow->mask_slot < b->flow->mask_slot ? -1 : 1;
+    }
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Whether the kernel refused a batch operation as such (rather than one of
+ * its elements): then per-element calls take over, for good. */
+static bool
+batch_unsupported(int error)
+{
+    return error == EINVAL || error == EOPNOTSUPP || error == ENOTSUP;
+}
+
+/* Runs the length-'n' run of 'ops' that are all DPIF_OP_FLOW_PUT.  New
+ * flows reach each BPF subtable in one BPF_MAP_UPDATE_BATCH.  When the
+ * kernel stops part-way, it says how many it processed: those succeeded,
+ * the next one failed with the error returned, and the rest are retried
+ * one by one, so that each op gets its own result. */
+void
+dp_xdp_flow_put_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
+{
+    struct pending_op *pend = xmalloc(n * sizeof *pend);
+    size_t n_pend = 0;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    for (size_t i = 0; i < n; i++) {
+        struct dp_xdp_flow *flow;
+
+        ops[i]->error = flow_put_prepare(dp, &ops[i]->flow_put, &flow);
+        if (!ops[i]->error && flow) {
+            pend[n_pend++] = (struct pending_op) {
+                .flow = flow, .errorp = &ops[i]->error, .order = i,
+            };
+        }
+    }
+    qsort(pend, n_pend, sizeof *pend, compare_pending);
+
+    struct xdp_flow_key *keys = xmalloc(n_pend * sizeof *keys);
+    struct xdp_flow *values = xmalloc(n_pend * sizeof *values);
+    for (size_t start = 0; start < n_pend; ) {
+        int mask_slot = pend[start].flow->mask_slot;
+        size_t end = start;
+        uint32_t count;
+
+        while (end < n_pend && pend[end].flow->mask_slot == mask_slot) {
+            keys[end - start] = pend[end].flow->xkey;
+            values[end - start] = pend[end].flow->xflow;
+            end++;
+        }
+
+        count = end - start;
+        if (count > 1 && !dp->no_batch) {
+            int error;
+
+            COVERAGE_INC(xdp_flow_batch_update);
+            dp->calls.batch_update++;
+            error = bpf_map_update_batch(dp->masks[mask_slot].map_fd, keys,
+                                         values, &count, NULL) ? errno : 0;
+            if (error && count >= end - start) {
+                count = 0;      /* Nothing to go by: retry each. */
+            }
+            if (error && !count && batch_unsupported(error)) {
+                VLOG_INFO_ONCE("%s: the kernel refuses batched map updates "
+                               "(%s): using one call per flow",
+                               dp->name, ovs_strerror(error));
+                dp->no_batch = true;
+            } else {
+                for (size_t j = 0; j < count; j++) {
+                    flow_put_finish(dp, pend[start + j].flow);
+                }
+                if (error) {
+                    *pend[start + count].errorp = error;
+                    flow_put_abort(dp, pend[start + count].flow, error);
+                    count++;
+                }
+                start += count;
+            }
+        } else {
+            count = 0;
+        }
+        for (; start < end; start++) {
+            *pend[start].errorp = flow_put_commit_one(dp, pend[start].flow);
+        }
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
+
+    free(keys);
+    free(values);
+    free(pend);
+}
+
+/* Removes 'flow' from 'flows' and the statistics slots; its BPF entry is
+ * deleted by the caller, after which flow_del_finish() releases the rest. */
+static void
+flow_del_prepare(struct dp_xdp *dp, struct dp_xdp_flow *flow)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    hmap_remove(&dp->flows, &flow->node);
+    if (flow_in_xdp(flow)) {
+        hmap_remove(&dp->flows_by_key, &flow->key_node);
+        dp->slot_flows[flow->xflow.slot] = NULL;
+    }
+}
+
+static void
+flow_del_finish(struct dp_xdp *dp, struct dp_xdp_flow *flow)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    if (flow_in_xdp(flow)) {
+        slot_free(dp, flow->xflow.slot);
+        mask_unref(dp, flow->mask_slot);
+        dp->n_flows--;
+    }
+    dp_xdp_flow_free(flow);
+}
+
+static void
+flow_del_bpf_one(struct dp_xdp *dp, struct dp_xdp_flow *flow)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    COVERAGE_INC(xdp_flow_elem_delete);
+    dp->calls.elem_delete++;
+    if (bpf_map_delete_elem(flow_map_fd(dp, flow), &flow->xkey)) {
+        VLOG_WARN_RL(&rl, "%s: cannot delete flow from XDP (%s)",
+                     dp->name, ovs_strerror(errno));
+    }
 }
 
 static void
 flow_remove(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     OVS_REQUIRES(dp->flow_mutex)
 {
-    hmap_remove(&dp->flows, &flow->node);
+    flow_del_prepare(dp, flow);
     if (flow_in_xdp(flow)) {
-        if (bpf_map_delete_elem(flow_map_fd(dp, flow), &flow->xkey)) {
-            VLOG_WARN_RL(&rl, "%s: cannot delete flow from XDP (%s)",
-                         dp->name, ovs_strerror(errno));
-        }
-        dp->slot_flows[flow->xflow.slot] = NULL;
-        slot_free(dp, flow->xflow.slot);
-        mask_unref(dp, flow->mask_slot);
-        dp->n_flows--;
+        flow_del_bpf_one(dp, flow);
     }
-    dp_xdp_flow_free(flow);
+    flow_del_finish(dp, flow);
 }
 
 int
@@ -511,6 +741,84 @@ dp_xdp_flow_del(struct dp_xdp *dp, struct dpif_flow_del *del)
     return error;
 }
 
+/* Runs the length-'n' run of 'ops' that are all DPIF_OP_FLOW_DEL, with one
+ * BPF_MAP_DELETE_BATCH per subtable (one call per flow where the kernel
+ * stops part-way, for the rest). */
+void
+dp_xdp_flow_del_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
+{
+    struct pending_op *pend = xmalloc(n * sizeof *pend);
+    size_t n_pend = 0;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    for (size_t i = 0; i < n; i++) {
+        struct dpif_flow_del *del = &ops[i]->flow_del;
+        ovs_u128 ufid = flow_ufid(del->ufid, del->key, del->key_len);
+        struct dp_xdp_flow *flow = flow_find(dp, &ufid);
+
+        if (!flow) {
+            ops[i]->error = ENOENT;
+            continue;
+        }
+        ops[i]->error = 0;
+        if (del->stats) {
+            flow_get_stats(dp, flow, del->stats);
+        }
+        flow_del_prepare(dp, flow);
+        if (!flow_in_xdp(flow)) {
+            flow_del_finish(dp, flow);
+            continue;
+        }
+        pend[n_pend++] = (struct pending_op) {
+            .flow = flow, .errorp = &ops[i]->error, .order = i,
+        };
+    }
+    qsort(pend, n_pend, sizeof *pend, compare_pending);
+
+    struct xdp_flow_key *keys = xmalloc(n_pend * sizeof *keys);
+    for (size_t start = 0; start < n_pend; ) {
+        int mask_slot = pend[start].flow->mask_slot;
+        size_t end = start, done = 0;
+        uint32_t count;
+
+        while (end < n_pend && pend[end].flow->mask_slot == mask_slot) {
+            keys[end - start] = pend[end].flow->xkey;
+            end++;
+        }
+        count = end - start;
+        if (count > 1 && !dp->no_batch) {
+            int error;
+
+            COVERAGE_INC(xdp_flow_batch_delete);
+            dp->calls.batch_delete++;
+            error = bpf_map_delete_batch(dp->masks[mask_slot].map_fd, keys,
+                                         &count, NULL) ? errno : 0;
+            if (error && !count && batch_unsupported(error)) {
+                VLOG_INFO_ONCE("%s: the kernel refuses batched map deletes "
+                               "(%s): using one call per flow",
+                               dp->name, ovs_strerror(error));
+                dp->no_batch = true;
+            } else {
+                done = !error ? end - start : count < end - start ? count : 0;
+            }
+        }
+        for (size_t j = start + done; j < end; j++) {
+            flow_del_bpf_one(dp, pend[j].flow);
+        }
+        for (size_t j = start; j < end; j++) {
+            flow_del_finish(dp, pend[j].flow);
+        }
+        start = end;
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
+
+    free(keys);
+    free(pend);
+}
+
+/* Deletes every flow.  Each subtable goes as a whole (the kernel frees a
+ * map's elements with the map), so a flush costs a few system calls per
+ * mask, not one per flow. */
 int
 dp_xdp_flow_flush(struct dpif *dpif)
 {
@@ -518,9 +826,21 @@ dp_xdp_flow_flush(struct dpif *dpif)
     struct dp_xdp_flow *flow;
 
     ovs_mutex_lock(&dp->flow_mutex);
-    HMAP_FOR_EACH_SAFE (flow, node, &dp->flows) {
-        flow_remove(dp, flow);
+    HMAP_FOR_EACH_POP (flow, node, &dp->flows) {
+        if (flow_in_xdp(flow)) {
+            hmap_remove(&dp->flows_by_key, &flow->key_node);
+            dp->slot_flows[flow->xflow.slot] = NULL;
+            slot_free(dp, flow->xflow.slot);
+        }
+        dp_xdp_flow_free(flow);
     }
+    for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
+        if (dp->masks[i].in_use) {
+            dp->masks[i].n_flows = 1;
+            mask_unref(dp, i);
+        }
+    }
+    dp->n_flows = 0;
     ovs_mutex_unlock(&dp->flow_mutex);
     return 0;
 }
@@ -599,6 +919,15 @@ dp_xdp_flow_actions_by_slot(struct dp_xdp *dp, uint32_t slot)
     }
     ovs_mutex_unlock(&dp->flow_mutex);
     return actions;
+}
+
+/* Stores in '*calls' how many BPF map system calls flow operations made. */
+void
+dp_xdp_flow_get_calls(struct dp_xdp *dp, struct dp_xdp_map_calls *calls)
+{
+    ovs_mutex_lock(&dp->flow_mutex);
+    *calls = dp->calls;
+    ovs_mutex_unlock(&dp->flow_mutex);
 }
 
 void

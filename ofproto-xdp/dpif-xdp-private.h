@@ -68,6 +68,7 @@ struct dp_xdp_mask {
  * the statistics array its counters. */
 struct dp_xdp_flow {
     struct hmap_node node;      /* In 'struct dp_xdp''s 'flows', by UFID. */
+    struct hmap_node key_node;  /* In 'flows_by_key' (not for probes). */
     ovs_u128 ufid;              /* Unique flow id. */
     struct ofpbuf *key;         /* ODP key, as installed. */
     struct ofpbuf *mask;        /* ODP mask, as installed. */
@@ -77,6 +78,14 @@ struct dp_xdp_flow {
     int mask_slot;              /* Index into 'masks', or -1 for a probe. */
     char *why_slow;             /* Why actions run in userspace, or NULL. */
     struct xdp_flow_stats base; /* Counters at install or last zeroing. */
+};
+
+/* BPF map system calls made by flow operations. */
+struct dp_xdp_map_calls {
+    uint64_t batch_update;      /* BPF_MAP_UPDATE_BATCH. */
+    uint64_t elem_update;       /* BPF_MAP_UPDATE_ELEM. */
+    uint64_t batch_delete;      /* BPF_MAP_DELETE_BATCH. */
+    uint64_t elem_delete;       /* BPF_MAP_DELETE_ELEM. */
 };
 
 /* Upcalls queued for one handler thread. */
@@ -118,6 +127,8 @@ struct dp_xdp {
     /* Flows. */
     struct ovs_mutex flow_mutex;
     struct hmap flows OVS_GUARDED;  /* 'struct dp_xdp_flow's by UFID. */
+    struct hmap flows_by_key OVS_GUARDED;   /* The same, by subtable and
+                                             * masked key. */
     size_t n_flows OVS_GUARDED;     /* Flows in BPF maps (no probes). */
     struct dp_xdp_mask masks[XDP_DP_MAX_MASKS] OVS_GUARDED;
     uint32_t mask_order[XDP_DP_MAX_MASKS] OVS_GUARDED; /* Visit order. */
@@ -126,6 +137,8 @@ struct dp_xdp {
     struct id_pool *slots OVS_GUARDED;  /* Free statistics slots. */
     struct ovs_list quarantine OVS_GUARDED; /* Slots freed recently. */
     struct dp_xdp_flow **slot_flows OVS_GUARDED;    /* By slot. */
+    bool no_batch OVS_GUARDED;  /* Kernel refuses batched map operations. */
+    struct dp_xdp_map_calls calls OVS_GUARDED;  /* System calls made. */
 
     /* Upcalls. */
     struct fat_rwlock upcall_lock;
@@ -156,8 +169,11 @@ int dp_xdp_flow_dump_next(struct dpif_flow_dump_thread *, struct dpif_flow *,
                           int max_flows);
 int dp_xdp_flow_put(struct dp_xdp *, struct dpif_flow_put *);
 int dp_xdp_flow_del(struct dp_xdp *, struct dpif_flow_del *);
+void dp_xdp_flow_put_batch(struct dp_xdp *, struct dpif_op **, size_t n);
+void dp_xdp_flow_del_batch(struct dp_xdp *, struct dpif_op **, size_t n);
 int dp_xdp_flow_get(struct dp_xdp *, struct dpif_flow_get *);
 struct ofpbuf *dp_xdp_flow_actions_by_slot(struct dp_xdp *, uint32_t slot);
+void dp_xdp_flow_get_calls(struct dp_xdp *, struct dp_xdp_map_calls *);
 void dp_xdp_flow_get_counts(struct dp_xdp *, uint64_t *n_flows,
                             uint32_t *n_masks);
 

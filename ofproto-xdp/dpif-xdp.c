@@ -855,16 +855,23 @@ dpif_xdp_operate(struct dpif *dpif, struct dpif_op **ops, size_t n_ops,
 {
     struct dp_xdp *dp = get_dp_xdp(dpif);
 
-    for (size_t i = 0; i < n_ops; i++) {
+    for (size_t i = 0; i < n_ops; ) {
         struct dpif_op *op = ops[i];
+        size_t n = 1;
 
+        /* Runs of puts and of deletes go to the kernel in batches. */
+        while (i + n < n_ops && ops[i + n]->type == op->type) {
+            n++;
+        }
         switch (op->type) {
         case DPIF_OP_FLOW_PUT:
-            op->error = dp_xdp_flow_put(dp, &op->flow_put);
-            break;
+            dp_xdp_flow_put_batch(dp, &ops[i], n);
+            i += n;
+            continue;
         case DPIF_OP_FLOW_DEL:
-            op->error = dp_xdp_flow_del(dp, &op->flow_del);
-            break;
+            dp_xdp_flow_del_batch(dp, &ops[i], n);
+            i += n;
+            continue;
         case DPIF_OP_FLOW_GET:
             op->error = dp_xdp_flow_get(dp, &op->flow_get);
             break;
@@ -875,6 +882,7 @@ dpif_xdp_operate(struct dpif *dpif, struct dpif_op **ops, size_t n_ops,
             op->error = EINVAL;
             break;
         }
+        i++;
     }
 }
 

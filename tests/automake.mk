@@ -78,10 +78,13 @@ clean-local:
 	test ! -f '$(SYSTEM_TESTSUITE)' || $(SHELL) '$(SYSTEM_TESTSUITE)' -C tests --clean
 
 # C test programs, run from the .at files.
-check_PROGRAMS = tests/test-xdp-load tests/test-xdp-parse tests/test-xdp-flow
+check_PROGRAMS = tests/test-xdp-load tests/test-xdp-parse tests/test-xdp-flow \
+	tests/test-xdp-batch
 tests_test_xdp_load_SOURCES = tests/test-xdp-load.c
 tests_test_xdp_load_LDADD = $(LIBS)
 tests_test_xdp_parse_SOURCES = tests/test-xdp-parse.c
 tests_test_xdp_parse_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
+tests_test_xdp_batch_SOURCES = tests/test-xdp-batch.c
+tests_test_xdp_batch_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_xdp_flow_SOURCES = tests/test-xdp-flow.c
 tests_test_xdp_flow_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
