@@ -1,2 +1,11 @@
-# Command-line tools: the quick start and its helpers.
+# Command-line tools: the quick start and the benchmarks.
 EXTRA_DIST += utilities/quickstart.sh
+
+bin_PROGRAMS += utilities/ovs-xdp-bench
+utilities_ovs_xdp_bench_SOURCES = \
+	utilities/ovs-xdp-bench.c \
+	utilities/ovs-xdp-bench.h \
+	utilities/bench-forward.c \
+	utilities/bench-latency.c \
+	utilities/bench-stats.c
+utilities_ovs_xdp_bench_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)

@@ -1,0 +1,10 @@
+/* Placeholder while the 'latency' mode is written. */
+#include <config.h>
+#include "utilities/ovs-xdp-bench.h"
+#include "util.h"
+
+int
+bench_latency_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    ovs_fatal(0, "the latency mode is not written yet");
+}

@@ -1,0 +1,10 @@
+/* Placeholder while the 'stats' mode is written. */
+#include <config.h>
+#include "utilities/ovs-xdp-bench.h"
+#include "util.h"
+
+int
+bench_stats_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    ovs_fatal(0, "the stats mode is not written yet");
+}
