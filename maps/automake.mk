@@ -2,3 +2,6 @@
 ofproto_xdp_libovsxdp_la_SOURCES += \
 	maps/flow-stats.c \
 	maps/flow-stats.h
+ofproto_xdp_libovsxdp_la_SOURCES += \
+	maps/map-info.c \
+	maps/map-info.h

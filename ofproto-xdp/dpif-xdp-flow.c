@@ -59,6 +59,7 @@
 #include "openvswitch/vlog.h"
 #include "ofproto-xdp/xdp-actions.h"
 #include "ofproto-xdp/xdp-flow.h"
+#include "maps/map-info.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -919,6 +920,43 @@ dp_xdp_flow_actions_by_slot(struct dp_xdp *dp, uint32_t slot)
     }
     ovs_mutex_unlock(&dp->flow_mutex);
     return actions;
+}
+
+/* Describes the flow table's maps for dpif-xdp/maps-show. */
+void
+dp_xdp_flow_format_maps(struct dp_xdp *dp, struct ds *s)
+{
+    ovs_mutex_lock(&dp->flow_mutex);
+    xdp_map_format(s, "xdp_dp_masks",
+                   bpf_map__fd(dp->skel->maps.xdp_dp_masks), dp->n_masks,
+                   "written per element when a mask comes or goes");
+    xdp_map_format(s, "xdp_dp_mask_lists",
+                   bpf_map__fd(dp->skel->maps.xdp_dp_mask_lists), -1,
+                   "subtable order, two copies flipped by "
+                   "xdp_dp_mask_active");
+    xdp_map_format(s, "xdp_dp_subtables",
+                   bpf_map__fd(dp->skel->maps.xdp_dp_subtables),
+                   dp->n_masks, "one subtable map per mask");
+    for (uint32_t i = 0; i < dp->n_masks; i++) {
+        const struct dp_xdp_mask *m = &dp->masks[dp->mask_order[i]];
+
+        char name[32];
+
+        snprintf(name, sizeof name, "subtable %"PRIu32, dp->mask_order[i]);
+        xdp_map_format(s, name, m->map_fd, m->n_flows,
+                       dp->no_batch ? "flows written per element"
+                       : "flows written and deleted in batches");
+    }
+    xdp_map_format(s, "xdp_dp_flow_stats",
+                   bpf_map__fd(dp->skel->maps.xdp_dp_flow_stats),
+                   dp->n_flows, "read through mmap: no system call per "
+                   "flow");
+    ds_put_format(s, "  flow table system calls: %"PRIu64" batch updates, "
+                  "%"PRIu64" single updates, %"PRIu64" batch deletes, "
+                  "%"PRIu64" single deletes\n",
+                  dp->calls.batch_update, dp->calls.elem_update,
+                  dp->calls.batch_delete, dp->calls.elem_delete);
+    ovs_mutex_unlock(&dp->flow_mutex);
 }
 
 /* Stores in '*calls' how many BPF map system calls flow operations made. */

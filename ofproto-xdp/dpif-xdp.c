@@ -45,6 +45,7 @@
 #include "netdev.h"
 #include "odp-util.h"
 #include "dispatcher/xdp-dispatcher.h"
+#include "maps/map-info.h"
 #include "ofproto-xdp/internal-port.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
@@ -206,6 +207,63 @@ dpif_xdp_unixctl_dispatcher_show(struct unixctl_conn *conn, int argc,
     ds_destroy(&s);
 }
 
+/* ovs-appctl dpif-xdp/maps-show [DP]: each map of each datapath. */
+static void
+dpif_xdp_unixctl_maps_show(struct unixctl_conn *conn, int argc,
+                           const char *argv[], void *aux OVS_UNUSED)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    struct shash_node *node;
+
+    ovs_mutex_lock(&dp_xdp_mutex);
+    if (argc > 1 && !shash_find(&dp_xdps, argv[1])) {
+        ovs_mutex_unlock(&dp_xdp_mutex);
+        unixctl_command_reply_error(conn, "no such xdp datapath");
+        ds_destroy(&s);
+        return;
+    }
+    SHASH_FOR_EACH (node, &dp_xdps) {
+        struct dp_xdp *dp = node->data;
+        struct xdp_dp *skel = dp->skel;
+        int64_t n_attached = 0;
+        struct dp_xdp_port *port;
+
+        if (argc > 1 && strcmp(argv[1], dp->name)) {
+            continue;
+        }
+        ovs_mutex_lock(&dp->port_mutex);
+        HMAP_FOR_EACH (port, node, &dp->ports) {
+            n_attached += port->attached;
+        }
+        ovs_mutex_unlock(&dp->port_mutex);
+
+        ds_put_format(&s, "%s:\n", dp->name);
+        xdp_map_format(&s, "xdp_dp_in_ports",
+                   bpf_map__fd(skel->maps.xdp_dp_in_ports),
+                       n_attached, "written per element on port changes");
+        xdp_map_format(&s, "xdp_dp_ports",
+                   bpf_map__fd(skel->maps.xdp_dp_ports), -1,
+                       "written per element on port changes");
+        xdp_map_format(&s, "xdp_dp_tx_ports",
+                   bpf_map__fd(skel->maps.xdp_dp_tx_ports),
+                       n_attached, "written per element on port changes");
+        dp_xdp_flow_format_maps(dp, &s);
+        xdp_map_format(&s, "xdp_dp_stats",
+                   bpf_map__fd(skel->maps.xdp_dp_stats), -1,
+                       "one lookup per dpif/show");
+        xdp_map_format(&s, "xdp_dp_upcalls",
+                   bpf_map__fd(skel->maps.xdp_dp_upcalls), -1,
+                       "upcall rings, read through mmap");
+        xdp_map_format(&s, "xdp_dp_scratch",
+                   bpf_map__fd(skel->maps.xdp_dp_scratch), -1,
+                       "the program's scratch space");
+    }
+    ovs_mutex_unlock(&dp_xdp_mutex);
+
+    unixctl_command_reply(conn, ds_cstr(&s));
+    ds_destroy(&s);
+}
+
 /* Creates datapath 'name': loads its program and maps.  Returns 0 and
  * stores the datapath in '*dpp', or a positive errno. */
 static int
@@ -220,6 +278,8 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
         libbpf_set_print(libbpf_print);
         unixctl_command_register("dispatcher/show", "[dp]", 0, 1,
                                  dpif_xdp_unixctl_dispatcher_show, NULL);
+        unixctl_command_register("dpif-xdp/maps-show", "[dp]", 0, 1,
+                                 dpif_xdp_unixctl_maps_show, NULL);
         ovsthread_once_done(&once);
     }
 
