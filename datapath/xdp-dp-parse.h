@@ -23,6 +23,20 @@
  * Offsets are kept below XDP_PARSE_MAX_OFS so that the verifier can bound
  * every variable packet pointer.
  *
+ * The parser is split into layers for the verifier.  Ethernet and VLAN
+ * parsing is inline in the caller.  The network layer, each IPv6
+ * extension header and the transport layer are global BPF functions
+ * (xdp_parse_l3__(), xdp_parse_ipv6_ext_hdr__(), xdp_parse_l4__()), which
+ * the verifier checks once each, on their own, instead of once for every
+ * path that leads to them: there are six Ethernet header lengths, and each
+ * IPv4 header length and IPv6 extension header chain would multiply them
+ * again.  These functions take the key and a 'struct xdp_parse_info' by
+ * pointer and keep the cursor, the protocol and the fragment flags there,
+ * in memory whose contents the verifier does not track, so that paths that
+ * differ only in those values look alike to it and it can prune them.  With
+ * the limits below the verifier processes about 5,500 instructions for the
+ * whole parser.
+ *
  * Whenever flow_extract() gives up on a layer (a truncated or malformed
  * header) the parser returns at the same point with the same fields
  * filled, so that later fields stay zero.  Some of these cases are not
@@ -36,30 +50,36 @@
  * and must not be matched against megaflows; the caller should hand the
  * packet to ovs-vswitchd instead.
  *
- * Header fields are read through the packed-free structures below at
- * whatever alignment the frame has; the targets of the datapath (x86-64
- * and arm64) allow unaligned packet access, so the verifier accepts it.
+ * Header fields are read through the plain structures below (no
+ * bit-fields) at whatever alignment the frame has; the targets of the
+ * datapath (x86-64 and arm64) allow unaligned packet access, so the
+ * verifier accepts it.  The frame length is 'data_end - data', a pointer
+ * subtraction that the verifier allows only to CAP_PERFMON (root).  The
+ * global functions are global symbols of each object that includes this
+ * header: link at most one such object into a program.
  *
  * Usage: xdp_parse(ctx, &key), or xdp_parse_frame(ctx, &key, &info) to
  * also learn where the L3 and L4 headers start.  Both zero the whole key
  * first; 'in_port', 'recirc_id' and 'dp_hash' are left for the caller. */
 
-#include <linux/bpf.h>
-#include <linux/if_ether.h>
-#include <linux/in.h>
-#include <linux/in6.h>
-#include <bpf/bpf_endian.h>
-#include <bpf/bpf_helpers.h>
+#include <linux/types.h>
 
 #include "xdp-dp.h"
 
-/* Limits of the bounded loops; see above. */
-#define XDP_PARSE_MAX_IPV6_EXT 8    /* IPv6 extension headers followed. */
-#define XDP_PARSE_MAX_ND_OPTS 8     /* ND options followed. */
+/* Limits of the bounded loops; see above.  A legitimate IPv6 header chain
+ * has at most 7 extension headers (RFC 8200 4.1) and a Neighbor
+ * Solicitation or Advertisement a handful of options. */
+#define XDP_PARSE_MAX_IPV6_EXT 16   /* IPv6 extension headers followed. */
+#define XDP_PARSE_MAX_ND_OPTS 16    /* ND options followed. */
 
-/* Largest offset at which a header may start.  XDP frames are one page or
- * less, so no real frame comes near it. */
-#define XDP_PARSE_MAX_OFS 0x7fff
+/* Largest offset at which the parser reads a header; the verifier needs a
+ * bound on every variable packet offset, and this one plus the longest
+ * header read at once (40 bytes) stays within its 64 kB limit.  It never
+ * binds: with the loop limits above, no header that the parser reaches
+ * starts past 30 + 40 + 16 * 2048 + 8 + 16 + 15 * 2040 = 63462 bytes (the
+ * longest Ethernet header with VLAN tags and SNAP, the IPv6 header, the
+ * extension headers, the ICMPv6 header, the ND target and options). */
+#define XDP_PARSE_MAX_OFS 0xff00
 
 /* 'struct xdp_parse_info' offset of a header that is not there, as OVS's
  * UINT16_MAX in 'struct dp_packet'. */
@@ -83,9 +103,22 @@ struct xdp_parse_info {
                          * IPv6 extension headers, as OVS's 'l4_ofs':
                          * XDP_PARSE_OFS_NONE unless an IP header was
                          * accepted. */
+    __u16 l4_size;      /* Bytes from 'l4_ofs' to the end of the IP packet
+                         * by its own length field, L2 padding excluded;
+                         * 0 if 'l4_ofs' is XDP_PARSE_OFS_NONE. */
     __u16 flags;        /* XDP_PARSE_F_*. */
-    __u16 pad;          /* Zero. */
 };
+
+/* The rest is the parser itself, for BPF programs only: userspace (the
+ * tests) includes this header for 'struct xdp_parse_info' alone. */
+#ifdef __bpf__
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
 
 /* Protocol numbers that the UAPI headers do not define. */
 #define XDP_PARSE_ETH_TYPE_MIN 0x600    /* Smallest Ethertype; below it, the
@@ -333,155 +366,188 @@ xdp_parse_arp__(struct xdp_parse_cursor *c, struct xdp_flow_key *key)
 }
 
 /* OVS's ipv4_sanity_check() and the IPv4 branch of miniflow_extract():
- * returns 0 and fills the addresses and '*nw_*' if the header is sane,
- * otherwise -1. */
-static __always_inline int
+ * if the header is sane, fills the IPv4 fields of '*key' and the L4
+ * offset and size in '*info'. */
+static __always_inline void
 xdp_parse_ipv4__(struct xdp_parse_cursor *c, struct xdp_flow_key *key,
-                 __u8 *nw_frag, __u8 *nw_tos, __u8 *nw_ttl, __u8 *nw_proto)
+                 struct xdp_parse_info *info)
 {
     const struct xdp_parse_ipv4 *ip;
     __u32 ip_len, tot_len;
 
     ip = xdp_parse_peek__(c, sizeof *ip);
     if (!ip) {
-        return -1;
+        return;
     }
     /* OVS does not look at the version nibble. */
     ip_len = (ip->ihl_ver & 0x0f) * 4;
     if (ip_len < sizeof *ip || c->size < ip_len) {
-        return -1;
+        return;
     }
     tot_len = bpf_ntohs(ip->tot_len);
     if (tot_len > c->size || ip_len > tot_len
         || c->size - tot_len > 0xffff) {
-        return -1;
+        return;
     }
-    c->size = tot_len;          /* Never parse L2 padding. */
 
     key->nw_src = ip->src;
     key->nw_dst = ip->dst;
-    *nw_tos = ip->tos;
-    *nw_ttl = ip->ttl;
-    *nw_proto = ip->proto;
-    *nw_frag = 0;
+    key->nw_tos = ip->tos;
+    key->nw_ttl = ip->ttl;
+    key->nw_proto = ip->proto;
     if (ip->frag_off & bpf_htons(XDP_PARSE_IP_FRAG_MASK)) {
-        *nw_frag = XDP_NW_FRAG_ANY;
+        key->nw_frag = XDP_NW_FRAG_ANY;
         if (ip->frag_off & bpf_htons(XDP_PARSE_IP_FRAG_OFF_MASK)) {
-            *nw_frag |= XDP_NW_FRAG_LATER;
+            key->nw_frag |= XDP_NW_FRAG_LATER;
         }
     }
-    xdp_parse_pull__(c, ip_len);
+    /* The L4 size ends at the total length: L2 padding is never parsed. */
+    info->l4_ofs = c->ofs + ip_len;
+    info->l4_size = tot_len - ip_len;
+}
+
+/* One step of OVS's parse_ipv6_ext_hdrs__(): parses the IPv6 extension
+ * header of type 'key->nw_proto' at 'info->l4_ofs', which has
+ * 'info->l4_size' bytes after it in the IPv6 payload.  Returns -1 if the
+ * header is truncated.  Otherwise advances 'info->l4_ofs' and 'l4_size'
+ * past it, sets 'key->nw_proto' to the next header and, for a fragment
+ * header, 'key->nw_frag', and returns 1 for a later fragment (whose
+ * 'nw_proto' OVS sets to IPPROTO_FRAGMENT, and whose payload it does not
+ * parse), 0 for anything else.
+ *
+ * A global BPF function, called once per extension header: the verifier
+ * checks it once and sees the loop around it only as calls that return
+ * values it knows nothing about, so the loop does not multiply the paths
+ * through the header types. */
+__attribute__((noinline)) int
+xdp_parse_ipv6_ext_hdr__(struct xdp_md *ctx, struct xdp_flow_key *key,
+                         struct xdp_parse_info *info)
+{
+    const struct xdp_parse_ipv6_ext *ext;
+    struct xdp_parse_cursor c;
+    __u8 proto;
+    __u32 len;
+
+    if (!key || !info) {
+        return -1;
+    }
+    c.data = (void *) (long) ctx->data;
+    c.data_end = (void *) (long) ctx->data_end;
+    c.ofs = info->l4_ofs;
+    c.size = info->l4_size;
+    proto = key->nw_proto;
+
+    /* Every extension header has at least 8 bytes; only those are read. */
+    ext = xdp_parse_peek__(&c, sizeof *ext);
+    if (!ext) {
+        return -1;
+    }
+    key->nw_proto = ext->nxt;
+
+    if (proto == IPPROTO_FRAGMENT) {
+        len = sizeof *ext;
+    } else if (proto == IPPROTO_AH) {
+        len = (ext->len + 2) * 4;
+    } else {
+        len = (ext->len + 1) * 8;
+    }
+    if (c.size < len) {
+        return -1;
+    }
+    info->l4_ofs = c.ofs + len;
+    info->l4_size = c.size - len;
+
+    /* Only a nonzero 'offlg' makes a fragment: an atomic fragment (offset
+     * 0, M clear) is not one for OVS, while one with only the reserved
+     * bits set is. */
+    if (proto == IPPROTO_FRAGMENT && ext->offlg) {
+        key->nw_frag = XDP_NW_FRAG_ANY;
+        if (ext->offlg & bpf_htons(XDP_PARSE_IP6F_OFF_MASK)) {
+            key->nw_frag |= XDP_NW_FRAG_LATER;
+            key->nw_proto = IPPROTO_FRAGMENT;
+            return 1;
+        }
+    }
     return 0;
 }
 
-/* OVS's parse_ipv6_ext_hdrs__(): pulls the extension headers that start
- * with '*nw_proto' and returns 0 with '*nw_proto' the first header that is
- * not one, or with IPPROTO_FRAGMENT for a later fragment; -1 if a header is
- * truncated; -2 if there are more than XDP_PARSE_MAX_IPV6_EXT. */
+/* OVS's ipv6_sanity_check(), parse_ipv6_ext_hdrs__() and the IPv6 branch
+ * of miniflow_extract(): if the header is sane, fills the IPv6 fields of
+ * '*key' and the L4 offset and size in '*info'.  Returns -1 if there are
+ * more extension headers than XDP_PARSE_MAX_IPV6_EXT, otherwise 0. */
 static __always_inline int
-xdp_parse_ipv6_ext__(struct xdp_parse_cursor *c, __u8 *nw_proto,
-                     __u8 *nw_frag)
-{
-    for (int i = 0; i < XDP_PARSE_MAX_IPV6_EXT; i++) {
-        const struct xdp_parse_ipv6_ext *ext;
-        __u8 proto = *nw_proto;
-        __u32 len;
-
-        if (!xdp_parse_is_ipv6_ext__(proto)) {
-            return 0;
-        }
-
-        /* Every extension header has at least 8 bytes. */
-        ext = xdp_parse_peek__(c, sizeof *ext);
-        if (!ext) {
-            return -1;
-        }
-        *nw_proto = ext->nxt;
-
-        if (proto == IPPROTO_FRAGMENT) {
-            xdp_parse_pull__(c, sizeof *ext);
-            /* Only a nonzero 'offlg' makes a fragment: an atomic
-             * fragment (offset 0, M clear) is not one for OVS, while one
-             * with only the reserved bits set is. */
-            if (ext->offlg) {
-                *nw_frag = XDP_NW_FRAG_ANY;
-                if (ext->offlg & bpf_htons(XDP_PARSE_IP6F_OFF_MASK)) {
-                    *nw_frag |= XDP_NW_FRAG_LATER;
-                    *nw_proto = IPPROTO_FRAGMENT;
-                    return 0;
-                }
-            }
-            continue;
-        }
-
-        if (proto == IPPROTO_AH) {
-            len = (ext->len + 2) * 4;
-        } else {
-            len = (ext->len + 1) * 8;
-        }
-        if (c->size < len) {
-            return -1;
-        }
-        xdp_parse_pull__(c, len);
-    }
-    return xdp_parse_is_ipv6_ext__(*nw_proto) ? -2 : 0;
-}
-
-/* OVS's ipv6_sanity_check() and the IPv6 branch of miniflow_extract():
- * returns 0 and fills the addresses, the flow label and '*nw_*' if the
- * header and its extension headers are sane, -1 if not, -2 if there are
- * too many extension headers.  When the extension headers are truncated,
- * OVS has already stored the addresses but not the label, ToS, TTL,
- * protocol and fragment flags: they stay zero. */
-static __always_inline int
-xdp_parse_ipv6__(struct xdp_parse_cursor *c, struct xdp_flow_key *key,
-                 __u8 *nw_frag, __u8 *nw_tos, __u8 *nw_ttl, __u8 *nw_proto)
+xdp_parse_ipv6__(struct xdp_parse_cursor *c, struct xdp_md *ctx,
+                 struct xdp_flow_key *key, struct xdp_parse_info *info)
 {
     const struct xdp_parse_ipv6 *ip6;
     __u32 plen, tc_flow;
-    int error;
+    int retval;
+    int i;
 
     ip6 = xdp_parse_peek__(c, sizeof *ip6);
     if (!ip6) {
-        return -1;
+        return 0;
     }
     plen = bpf_ntohs(ip6->plen);
     if (plen + sizeof *ip6 > c->size
         || c->size - (plen + sizeof *ip6) > 0xffff) {
-        return -1;
+        return 0;
     }
-    xdp_parse_pull__(c, sizeof *ip6);
-    c->size = plen;             /* Never parse L2 padding. */
-
     __builtin_memcpy(key->ipv6_src, ip6->src, 16);
     __builtin_memcpy(key->ipv6_dst, ip6->dst, 16);
-
     tc_flow = bpf_ntohl(ip6->vtc_flow);
-    *nw_tos = tc_flow >> 20;
-    *nw_ttl = ip6->hlim;
-    *nw_proto = ip6->nxt;
-    *nw_frag = 0;
 
-    error = xdp_parse_ipv6_ext__(c, nw_proto, nw_frag);
-    if (error) {
-        return error;
+    /* The L4 size ends at the payload length: L2 padding is never
+     * parsed.  The extension headers move the L4 offset. */
+    info->l4_ofs = c->ofs + sizeof *ip6;
+    info->l4_size = plen;
+    key->nw_proto = ip6->nxt;
+    for (i = 0; i < XDP_PARSE_MAX_IPV6_EXT; i++) {
+        if (!xdp_parse_is_ipv6_ext__(key->nw_proto)) {
+            break;
+        }
+        retval = xdp_parse_ipv6_ext_hdr__(ctx, key, info);
+        if (retval < 0) {
+            /* OVS has stored the addresses but not yet the label, ToS,
+             * TTL, protocol and fragment flags, so they stay zero. */
+            key->nw_proto = 0;
+            key->nw_frag = 0;
+            info->l4_ofs = XDP_PARSE_OFS_NONE;
+            info->l4_size = 0;
+            return 0;
+        } else if (retval > 0) {
+            break;
+        }
     }
+    if (i == XDP_PARSE_MAX_IPV6_EXT
+        && xdp_parse_is_ipv6_ext__(key->nw_proto)) {
+        key->nw_proto = 0;
+        key->nw_frag = 0;
+        info->l4_ofs = XDP_PARSE_OFS_NONE;
+        info->l4_size = 0;
+        return -1;
+    }
+
     key->ipv6_label = bpf_htonl(tc_flow & XDP_PARSE_IPV6_LABEL_MASK);
+    key->nw_tos = tc_flow >> 20;
+    key->nw_ttl = ip6->hlim;
     return 0;
 }
 
 /* OVS's parse_icmpv6() and the ICMPv6 branch of miniflow_extract() for a
  * Neighbor Solicitation or Advertisement whose 8-byte ICMPv6 header 'icmp'
  * the caller has pulled.  Returns -1 if there are more options than
- * XDP_PARSE_MAX_ND_OPTS, otherwise 0. */
+ * XDP_PARSE_MAX_ND_OPTS, otherwise 0.
+ *
+ * The option type that OVS stores in 'tcp_flags' is kept in the key while
+ * the options are parsed, not in a local variable: the verifier knows
+ * nothing of values read back from memory, so paths that differ only in
+ * that type look the same to it and it checks the loop body once. */
 static __always_inline int
 xdp_parse_nd__(struct xdp_parse_cursor *c, struct xdp_flow_key *key,
                const struct xdp_parse_icmp *icmp)
 {
-    const struct xdp_parse_nd_opt *opt;
     const __u8 *target;
-    __u8 opt_type = 0;
-    int error = 0;
     int i;
 
     /* OVS stores the ND flags and reserved bits as 'igmp_group_ip4'. */
@@ -497,73 +563,86 @@ xdp_parse_nd__(struct xdp_parse_cursor *c, struct xdp_flow_key *key,
     __builtin_memcpy(key->nd_target, target, 16);
     xdp_parse_pull__(c, 16);
 
+#pragma nounroll
     for (i = 0; i < XDP_PARSE_MAX_ND_OPTS; i++) {
+        const struct xdp_parse_nd_opt *opt;
         __u32 opt_len;
+        __u8 *mac;
 
         /* Any option has at least 8 bytes; stop at a shorter tail. */
         opt = xdp_parse_peek__(c, sizeof *opt);
         if (!opt) {
-            break;
+            return 0;
         }
         opt_len = opt->len * 8;
         if (!opt_len || opt_len > c->size) {
-            break;
+            return 0;
         }
 
-        /* A second SLL (or TLL) option after one with a nonzero address
-         * invalidates the target and both addresses, but OVS keeps the
-         * option type it has already seen. */
         if (opt->type == XDP_PARSE_ND_OPT_SOURCE_LINKADDR && opt_len == 8) {
-            if (!xdp_parse_mac_is_zero__(key->arp_sha)) {
-                goto invalid;
-            }
-            __builtin_memcpy(key->arp_sha, opt->mac, ETH_ALEN);
-            if (!opt_type) {
-                opt_type = opt->type;
-            }
+            mac = key->arp_sha;
         } else if (opt->type == XDP_PARSE_ND_OPT_TARGET_LINKADDR
                    && opt_len == 8) {
-            if (!xdp_parse_mac_is_zero__(key->arp_tha)) {
-                goto invalid;
+            mac = key->arp_tha;
+        } else {
+            mac = NULL;
+        }
+        if (mac) {
+            /* A second SLL (or TLL) option after one with a nonzero
+             * address invalidates the target and both addresses, but OVS
+             * keeps the option type it has already seen. */
+            if (!xdp_parse_mac_is_zero__(mac)) {
+                __builtin_memset(key->nd_target, 0, 16);
+                __builtin_memset(key->arp_sha, 0, ETH_ALEN);
+                __builtin_memset(key->arp_tha, 0, ETH_ALEN);
+                return 0;
             }
-            __builtin_memcpy(key->arp_tha, opt->mac, ETH_ALEN);
-            if (!opt_type) {
-                opt_type = opt->type;
+            __builtin_memcpy(mac, opt->mac, ETH_ALEN);
+            if (!key->tcp_flags) {
+                key->tcp_flags = bpf_htons(opt->type);
             }
         }
         xdp_parse_pull__(c, opt_len);
     }
-    if (i == XDP_PARSE_MAX_ND_OPTS && c->size >= sizeof *opt) {
-        error = -1;
-    }
-    key->tcp_flags = bpf_htons(opt_type);
-    return error;
-
-invalid:
-    __builtin_memset(key->nd_target, 0, 16);
-    __builtin_memset(key->arp_sha, 0, ETH_ALEN);
-    __builtin_memset(key->arp_tha, 0, ETH_ALEN);
-    key->tcp_flags = bpf_htons(opt_type);
-    return 0;
+    return c->size >= sizeof(struct xdp_parse_nd_opt) ? -1 : 0;
 }
 
-/* The L4 part of miniflow_extract().  As in OVS, the header is chosen by
- * 'nw_proto' alone, whatever the IP version: ICMP over IPv6 and ICMPv6
- * (Neighbor Discovery included) over IPv4 are parsed too.  Returns -1 if
- * the packet has more ND options than the parser follows, otherwise 0. */
-static __always_inline int
-xdp_parse_l4__(struct xdp_parse_cursor *c, struct xdp_flow_key *key,
-               __u8 nw_proto)
+/* The transport layer of miniflow_extract(), for the IPv4 or IPv6 payload
+ * of 'info->l4_size' bytes at 'info->l4_ofs' in the frame in 'ctx', with
+ * protocol 'key->nw_proto'.  Fills the L4 fields of '*key' and sets
+ * XDP_PARSE_F_INCOMPLETE in 'info->flags' if there are more ND options
+ * than the parser follows.
+ *
+ * As in OVS, the header is chosen by 'nw_proto' alone, whatever the IP
+ * version: ICMP over IPv6 and ICMPv6 (Neighbor Discovery included) over
+ * IPv4 are parsed too.
+ *
+ * A global BPF function, for the reasons given at xdp_parse_l3__(). */
+__attribute__((noinline)) int
+xdp_parse_l4__(struct xdp_md *ctx, struct xdp_flow_key *key,
+               struct xdp_parse_info *info)
 {
+    struct xdp_parse_cursor c;
+    __u8 nw_proto;
+
+    if (!key || !info) {
+        return 0;
+    }
+    c.data = (void *) (long) ctx->data;
+    c.data_end = (void *) (long) ctx->data_end;
+    c.ofs = info->l4_ofs;
+    c.size = info->l4_size;
+    nw_proto = key->nw_proto;
+
     if (nw_proto == IPPROTO_TCP) {
-        const struct xdp_parse_tcp *tcp = xdp_parse_peek__(c, sizeof *tcp);
+        const struct xdp_parse_tcp *tcp = xdp_parse_peek__(&c, sizeof *tcp);
         __u32 tcp_len;
 
         if (!tcp) {
             return 0;
         }
         tcp_len = (bpf_ntohs(tcp->ctl) >> 12) * 4;
-        if (tcp_len >= sizeof *tcp && c->size >= tcp_len) {
+        if (tcp_len >= sizeof *tcp && c.size >= tcp_len) {
             key->tcp_flags = tcp->ctl & bpf_htons(XDP_PARSE_TCP_FLAGS_MASK);
             key->tp_src = tcp->src;
             key->tp_dst = tcp->dst;
@@ -572,13 +651,13 @@ xdp_parse_l4__(struct xdp_parse_cursor *c, struct xdp_flow_key *key,
         /* 8 bytes of UDP header, 12 of SCTP; both start with the ports. */
         const __be16 *ports;
 
-        ports = xdp_parse_peek__(c, nw_proto == IPPROTO_UDP ? 8 : 12);
+        ports = xdp_parse_peek__(&c, nw_proto == IPPROTO_UDP ? 8 : 12);
         if (ports) {
             key->tp_src = ports[0];
             key->tp_dst = ports[1];
         }
     } else if (nw_proto == IPPROTO_ICMP || nw_proto == IPPROTO_IGMP) {
-        const struct xdp_parse_icmp *icmp = xdp_parse_peek__(c, 8);
+        const struct xdp_parse_icmp *icmp = xdp_parse_peek__(&c, 8);
 
         if (icmp) {
             key->tp_src = bpf_htons(icmp->type);
@@ -588,43 +667,46 @@ xdp_parse_l4__(struct xdp_parse_cursor *c, struct xdp_flow_key *key,
             }
         }
     } else if (nw_proto == IPPROTO_ICMPV6) {
-        const struct xdp_parse_icmp *icmp = xdp_parse_peek__(c, 8);
+        const struct xdp_parse_icmp *icmp = xdp_parse_peek__(&c, 8);
 
         if (!icmp) {
             return 0;
         }
-        xdp_parse_pull__(c, 8);
+        xdp_parse_pull__(&c, 8);
         if (icmp->code == 0
             && (icmp->type == XDP_PARSE_ND_NEIGHBOR_SOLICIT
                 || icmp->type == XDP_PARSE_ND_NEIGHBOR_ADVERT)) {
-            return xdp_parse_nd__(c, key, icmp);
+            if (xdp_parse_nd__(&c, key, icmp)) {
+                info->flags |= XDP_PARSE_F_INCOMPLETE;
+            }
+        } else {
+            key->tp_src = bpf_htons(icmp->type);
+            key->tp_dst = bpf_htons(icmp->code);
         }
-        key->tp_src = bpf_htons(icmp->type);
-        key->tp_dst = bpf_htons(icmp->code);
     }
     return 0;
 }
 
-/* The network and transport layers of miniflow_extract(), for the frame in
- * 'ctx' whose Ethernet payload, with Ethertype 'key->eth_type', starts at
- * 'info->l3_ofs'.  Fills the rest of '*key' and 'info->l4_ofs' and
- * 'info->flags'.
+/* The network layer of miniflow_extract(), for the Ethernet payload at
+ * 'info->l3_ofs' in the frame in 'ctx', with Ethertype 'key->eth_type'.
+ * Fills the L3 fields of '*key'; if it accepts an IPv4 or IPv6 header,
+ * also 'info->l4_ofs' and 'info->l4_size'.  Sets XDP_PARSE_F_INCOMPLETE in
+ * 'info->flags' if there are more IPv6 extension headers than the parser
+ * follows.
  *
  * This is a global BPF function, not an inline one, so that the verifier
  * checks it once instead of once for each of the six Ethernet header
- * lengths (0, 1 or 2 VLAN tags, with or without LLC/SNAP) times each IPv4
- * header length and IPv6 extension header chain.  The offset comes in
- * through memory, not as an argument, so that the verifier sees a value it
- * knows nothing about: the bounds checks below then give every path the
- * same range, and the verifier can prune paths that meet again. */
+ * lengths (0, 1 or 2 VLAN tags, with or without LLC/SNAP); the same goes
+ * for xdp_parse_l4__() and the IPv4 header lengths and IPv6 extension
+ * header chains.  The offset comes in through memory, not as an argument,
+ * so that the verifier knows nothing of it and does not need to follow
+ * where it came from. */
 __attribute__((noinline)) int
 xdp_parse_l3__(struct xdp_md *ctx, struct xdp_flow_key *key,
                struct xdp_parse_info *info)
 {
     struct xdp_parse_cursor c;
-    __u8 nw_frag = 0, nw_tos = 0, nw_ttl = 0, nw_proto = 0;
     __u64 frame_len;
-    int error;
 
     if (!key || !info) {
         return 0;
@@ -639,36 +721,14 @@ xdp_parse_l3__(struct xdp_md *ctx, struct xdp_flow_key *key,
     c.size = frame_len - c.ofs;
 
     if (key->eth_type == bpf_htons(ETH_P_IP)) {
-        error = xdp_parse_ipv4__(&c, key, &nw_frag, &nw_tos, &nw_ttl,
-                                 &nw_proto);
+        xdp_parse_ipv4__(&c, key, info);
     } else if (key->eth_type == bpf_htons(ETH_P_IPV6)) {
-        error = xdp_parse_ipv6__(&c, key, &nw_frag, &nw_tos, &nw_ttl,
-                                 &nw_proto);
-    } else {
-        if (key->eth_type == bpf_htons(ETH_P_ARP)
-            || key->eth_type == bpf_htons(ETH_P_RARP)) {
-            xdp_parse_arp__(&c, key);
-        }
-        return 0;
-    }
-    if (error) {
-        if (error == -2) {
+        if (xdp_parse_ipv6__(&c, ctx, key, info)) {
             info->flags |= XDP_PARSE_F_INCOMPLETE;
         }
-        return 0;
-    }
-    info->l4_ofs = c.ofs;
-    key->nw_frag = nw_frag;
-    key->nw_tos = nw_tos;
-    key->nw_ttl = nw_ttl;
-    key->nw_proto = nw_proto;
-
-    /* Transport layer: not in later fragments. */
-    if (nw_frag & XDP_NW_FRAG_LATER) {
-        return 0;
-    }
-    if (xdp_parse_l4__(&c, key, nw_proto)) {
-        info->flags |= XDP_PARSE_F_INCOMPLETE;
+    } else if (key->eth_type == bpf_htons(ETH_P_ARP)
+               || key->eth_type == bpf_htons(ETH_P_RARP)) {
+        xdp_parse_arp__(&c, key);
     }
     return 0;
 }
@@ -687,8 +747,8 @@ xdp_parse_frame(struct xdp_md *ctx, struct xdp_flow_key *key,
     __builtin_memset(key, 0, sizeof *key);
     info->l3_ofs = XDP_PARSE_OFS_NONE;
     info->l4_ofs = XDP_PARSE_OFS_NONE;
+    info->l4_size = 0;
     info->flags = 0;
-    info->pad = 0;
 
     c.data = (void *) (long) ctx->data;
     c.data_end = (void *) (long) ctx->data_end;
@@ -705,7 +765,14 @@ xdp_parse_frame(struct xdp_md *ctx, struct xdp_flow_key *key,
     xdp_parse_pull__(&c, 2 * ETH_ALEN);
     key->eth_type = xdp_parse_l2__(&c, key);
     info->l3_ofs = c.ofs;
+
     xdp_parse_l3__(ctx, key, info);
+
+    /* Transport layer: not in later fragments. */
+    if (info->l4_ofs != XDP_PARSE_OFS_NONE
+        && !(key->nw_frag & XDP_NW_FRAG_LATER)) {
+        xdp_parse_l4__(ctx, key, info);
+    }
 }
 
 /* Zeroes '*key' and fills it from the frame in 'ctx' as flow_extract()
@@ -718,5 +785,7 @@ xdp_parse(struct xdp_md *ctx, struct xdp_flow_key *key)
 
     xdp_parse_frame(ctx, key, &info);
 }
+
+#endif /* __bpf__ */
 
 #endif /* xdp-dp-parse.h */
