@@ -36,6 +36,7 @@
 #include "openvswitch/thread.h"
 #include "ovs-atomic.h"
 
+struct ds;
 struct xdp_dp;
 struct perf_buffer;
 
@@ -88,10 +89,18 @@ struct dp_xdp_map_calls {
     uint64_t elem_delete;       /* BPF_MAP_DELETE_ELEM. */
 };
 
-/* Upcalls queued for one handler thread. */
+/* Upcalls queued for one handler thread.
+ *
+ * Only the handler thread itself touches 'queue'.  Any thread that executes
+ * an OVS_ACTION_ATTR_USERSPACE action may add to 'actions', holding
+ * 'upcall_lock' for reading and then 'mutex', the innermost lock. */
 struct dp_xdp_handler {
     struct ovs_list queue;      /* 'struct dp_xdp_upcall_buf's. */
     size_t n_queued;            /* Length of 'queue'. */
+    struct ovs_mutex mutex;     /* Protects 'actions' and 'n_actions'. */
+    struct ovs_list actions OVS_GUARDED;    /* 'dp_xdp_action_upcall's. */
+    size_t n_actions OVS_GUARDED;           /* Length of 'actions'. */
+    struct seq *actions_seq;    /* Changes when 'actions' gets an entry. */
 };
 
 /* The datapath.
@@ -118,11 +127,17 @@ struct dp_xdp {
     int xdp_prog_fd;            /* The XDP program. */
     int tc_prog_fd;             /* Its TC ingress companion. */
     struct xdp_flow_stats_map stats_map;    /* mmapped flow statistics. */
+    bool pinned;                /* Maps pinned in bpffs (maps/pin.c)? */
+    bool reused;                /* Pinned maps of an earlier run reused? */
 
     /* Ports. */
     struct ovs_mutex port_mutex;
     struct hmap ports OVS_GUARDED;  /* 'struct dp_xdp_port's by port_no. */
     struct seq *port_seq;       /* Incremented on each port add or delete. */
+    int *stale_links OVS_GUARDED;   /* Ifindexes whose links an earlier run
+                                     * pinned and no port has claimed. */
+    int n_stale_links OVS_GUARDED;  /* Number of 'stale_links'. */
+    long long int stale_deadline;   /* When to remove unclaimed links. */
 
     /* Flows. */
     struct ovs_mutex flow_mutex;
@@ -157,6 +172,7 @@ struct netdev *dp_xdp_port_netdev_ref(struct dp_xdp *, odp_port_t);
 
 /* dpif-xdp-flow.c */
 int dp_xdp_flow_init(struct dp_xdp *);
+void dp_xdp_flow_restore(struct dp_xdp *);
 void dp_xdp_flow_destroy(struct dp_xdp *);
 int dp_xdp_flow_flush(struct dpif *);
 struct dpif_flow_dump *dp_xdp_flow_dump_create(const struct dpif *, bool terse,
@@ -173,6 +189,7 @@ void dp_xdp_flow_put_batch(struct dp_xdp *, struct dpif_op **, size_t n);
 void dp_xdp_flow_del_batch(struct dp_xdp *, struct dpif_op **, size_t n);
 int dp_xdp_flow_get(struct dp_xdp *, struct dpif_flow_get *);
 struct ofpbuf *dp_xdp_flow_actions_by_slot(struct dp_xdp *, uint32_t slot);
+void dp_xdp_flow_format_maps(struct dp_xdp *, struct ds *);
 void dp_xdp_flow_get_calls(struct dp_xdp *, struct dp_xdp_map_calls *);
 void dp_xdp_flow_get_counts(struct dp_xdp *, uint64_t *n_flows,
                             uint32_t *n_masks);

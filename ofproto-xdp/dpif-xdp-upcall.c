@@ -42,7 +42,17 @@
  * Execution.  dp_xdp_execute() runs ODP actions on a packet in userspace
  * (for ofproto's DPIF_OP_EXECUTE and for slow-path flows); output goes
  * through the port's netdev (an internal port's hidden peer, so that the
- * packet reaches the host stack). */
+ * packet reaches the host stack).
+ *
+ * Userspace actions.  As in the kernel datapath, an OVS_ACTION_ATTR_USERSPACE
+ * action makes a DPIF_UC_ACTION upcall: a copy of the packet as it is at
+ * that point of the action list, its flow key, the action's userdata and,
+ * if the action asks for them, the actions being run.  ofproto turns these
+ * into packet-ins, sFlow and IPFIX samples, and slow-path translations.
+ * The executing thread (the main thread, or any handler thread) builds the
+ * upcall and queues it on a handler's 'actions' list, which has its own
+ * mutex and a seq that wakes the handler from recv_wait(); recv() hands
+ * these out before the ring samples. */
 
 #include <config.h>
 
@@ -64,12 +74,14 @@
 #include "openvswitch/vlog.h"
 #include "ovs-thread.h"
 #include "openvswitch/poll-loop.h"
+#include "seq.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(dpif_xdp_upcall);
 
 COVERAGE_DEFINE(xdp_upcall_miss);
 COVERAGE_DEFINE(xdp_upcall_slow_path);
+COVERAGE_DEFINE(xdp_upcall_action);
 COVERAGE_DEFINE(xdp_upcall_queue_full);
 COVERAGE_DEFINE(xdp_execute_unsupported);
 
@@ -94,6 +106,30 @@ struct dp_xdp_upcall_buf {
     struct xdp_dp_upcall up;    /* What the program said. */
     uint8_t packet[];           /* 'up.pkt_len' bytes of frame. */
 };
+
+/* An upcall made by an OVS_ACTION_ATTR_USERSPACE action, built by the
+ * thread that executed the action.  'buf' holds, in this order and each at
+ * a 4-byte aligned offset: the frame, the flow key, and the optional
+ * userdata and actions attributes. */
+struct dp_xdp_action_upcall {
+    struct ovs_list node;       /* In 'struct dp_xdp_handler''s 'actions'. */
+    odp_port_t in_port;         /* The packet's input port. */
+    uint32_t pkt_len;           /* Frame bytes at the start of 'buf'. */
+    uint32_t key_ofs;           /* Offset of the flow key in 'buf'. */
+    uint32_t key_len;           /* Length of the flow key. */
+    uint32_t userdata_ofs;      /* Offset of the userdata attribute, or 0. */
+    uint32_t actions_ofs;       /* Offset of the actions attribute, or 0. */
+    struct ofpbuf buf;          /* The data. */
+};
+
+static void
+action_upcall_free(struct dp_xdp_action_upcall *au)
+{
+    if (au) {
+        ofpbuf_uninit(&au->buf);
+        free(au);
+    }
+}
 
 /* What the datapath supports in flow keys: what the XDP parser extracts. */
 static const struct odp_support dp_xdp_odp_support = {
@@ -160,15 +196,36 @@ dp_xdp_upcall_init(struct dp_xdp *dp)
     return 0;
 }
 
+/* Drops every upcall queued for 'h'.  The caller holds 'upcall_lock' for
+ * writing. */
+static void
+handler_purge(struct dp_xdp_handler *h)
+{
+    struct dp_xdp_action_upcall *au;
+    struct dp_xdp_upcall_buf *buf;
+
+    LIST_FOR_EACH_POP (buf, node, &h->queue) {
+        free(buf);
+    }
+    h->n_queued = 0;
+
+    ovs_mutex_lock(&h->mutex);
+    LIST_FOR_EACH_POP (au, node, &h->actions) {
+        action_upcall_free(au);
+    }
+    h->n_actions = 0;
+    ovs_mutex_unlock(&h->mutex);
+}
+
 static void
 handlers_destroy(struct dp_xdp *dp)
 {
     for (uint32_t i = 0; i < dp->n_handlers; i++) {
-        struct dp_xdp_upcall_buf *buf;
+        struct dp_xdp_handler *h = &dp->handlers[i];
 
-        LIST_FOR_EACH_POP (buf, node, &dp->handlers[i].queue) {
-            free(buf);
-        }
+        handler_purge(h);
+        ovs_mutex_destroy(&h->mutex);
+        seq_destroy(h->actions_seq);
     }
     free(dp->handlers);
     dp->handlers = NULL;
@@ -206,7 +263,12 @@ dp_xdp_handlers_set(struct dpif *dpif, uint32_t n_handlers)
     dp->n_handlers = n_handlers;
     dp->handlers = xcalloc(n_handlers, sizeof *dp->handlers);
     for (uint32_t i = 0; i < n_handlers; i++) {
-        ovs_list_init(&dp->handlers[i].queue);
+        struct dp_xdp_handler *h = &dp->handlers[i];
+
+        ovs_list_init(&h->queue);
+        ovs_mutex_init(&h->mutex);
+        ovs_list_init(&h->actions);
+        h->actions_seq = seq_create();
     }
     fat_rwlock_unlock(&dp->upcall_lock);
     return 0;
@@ -219,12 +281,7 @@ dp_xdp_recv_purge(struct dpif *dpif)
 
     fat_rwlock_wrlock(&dp->upcall_lock);
     for (uint32_t i = 0; i < dp->n_handlers; i++) {
-        struct dp_xdp_upcall_buf *buf;
-
-        LIST_FOR_EACH_POP (buf, node, &dp->handlers[i].queue) {
-            free(buf);
-        }
-        dp->handlers[i].n_queued = 0;
+        handler_purge(&dp->handlers[i]);
     }
     fat_rwlock_unlock(&dp->upcall_lock);
 }
@@ -233,6 +290,8 @@ dp_xdp_recv_purge(struct dpif *dpif)
 
 struct dp_xdp_execute_ctx {
     struct dp_xdp *dp;
+    const struct nlattr *actions;   /* The action list being run... */
+    size_t actions_len;             /* ...and its length in bytes. */
 };
 
 static void
@@ -255,21 +314,163 @@ dp_xdp_output(struct dp_xdp *dp, odp_port_t port_no,
     netdev_close(netdev);
 }
 
+/* Returns the handler that gets the upcalls of userspace actions whose
+ * OVS_USERSPACE_ATTR_PID is 'pid'.  The caller holds 'upcall_lock' and
+ * there is at least one handler.
+ *
+ * In the kernel the pid names the Netlink socket of a handler (or, with
+ * per-CPU dispatch, is replaced by the socket of the current CPU's handler).
+ * dpif-xdp hands out no pids: its port_get_pid is NULL, so
+ * dpif_port_get_pid() gives ofproto 0 for every userspace action it
+ * composes, and 0 says nothing about a handler.  So every such upcall goes
+ * to handler 0.  One queue also keeps the packet-ins and samples of a flow
+ * in the order their packets were executed, as the kernel does for one
+ * pid, and these upcalls are rare next to misses, which the rings spread
+ * over all handlers. */
+static struct dp_xdp_handler *
+handler_for_pid(struct dp_xdp *dp, uint32_t pid OVS_UNUSED)
+{
+    return &dp->handlers[0];
+}
+
+/* Builds the DPIF_UC_ACTION upcall for running the userspace action
+ * 'userspace' on 'packet' and queues it for a handler.  'packet' is left
+ * as it is: the upcall has its own copy of the frame, because
+ * odp_execute_actions() may go on modifying 'packet' after this. */
+static void
+queue_action_upcall(struct dp_xdp_execute_ctx *ctx,
+                    const struct dp_packet *packet,
+                    const struct nlattr *userspace)
+{
+    const struct nlattr *userdata = NULL;
+    bool include_actions = false;
+    struct dp_xdp_action_upcall *au;
+    struct dp_xdp *dp = ctx->dp;
+    const struct nlattr *a;
+    struct dp_packet view;
+    struct flow flow;
+    uint32_t pid = 0;
+    bool queued;
+    size_t left;
+
+    NL_NESTED_FOR_EACH_UNSAFE (a, left, userspace) {
+        switch (nl_attr_type(a)) {
+        case OVS_USERSPACE_ATTR_PID:
+            pid = nl_attr_get_u32(a);
+            break;
+        case OVS_USERSPACE_ATTR_USERDATA:
+            userdata = a;
+            break;
+        case OVS_USERSPACE_ATTR_ACTIONS:
+            include_actions = true;
+            break;
+        default:
+            /* OVS_USERSPACE_ATTR_EGRESS_TUN_PORT: no tunnels here. */
+            break;
+        }
+    }
+
+    /* A truncate action before this one shortens what goes up, as it would
+     * shorten an output. */
+    uint32_t len = dp_packet_size(packet) - dp_packet_get_cutlen(packet);
+
+    au = xmalloc(sizeof *au);
+    au->in_port = packet->md.in_port.odp_port;
+    au->pkt_len = len;
+    ofpbuf_init(&au->buf, ROUND_UP(len, NLA_ALIGNTO) + ODPUTIL_FLOW_KEY_BYTES
+                          + (userdata ? NLA_ALIGN(userdata->nla_len) : 0));
+    ofpbuf_put(&au->buf, dp_packet_data(packet), len);
+    ofpbuf_put_zeros(&au->buf, ROUND_UP(len, NLA_ALIGNTO) - len);
+
+    /* The key, as make_miss_upcall() builds it, from a view of the frame
+     * with the packet's metadata, so that 'packet''s own offsets stay
+     * untouched. */
+    dp_packet_use_const(&view, dp_packet_data(packet), len);
+    view.md = packet->md;
+    view.packet_type = packet->packet_type;
+    flow_extract(&view, &flow);
+    dp_packet_uninit(&view);
+
+    struct odp_flow_key_parms parms = {
+        .flow = &flow,
+        .support = dp_xdp_odp_support,
+    };
+    au->key_ofs = au->buf.size;
+    odp_flow_key_from_flow(&parms, &au->buf);
+    au->key_len = au->buf.size - au->key_ofs;
+
+    /* ofproto reads only the payloads of these two attributes, so they keep
+     * the types they have here.  With OVS_USERSPACE_ATTR_ACTIONS the kernel
+     * sends the action list that holds the userspace action; we send the
+     * whole list being executed, which is the same unless the action is
+     * nested in sample() or clone(). */
+    au->userdata_ofs = 0;
+    if (userdata) {
+        au->userdata_ofs = au->buf.size;
+        nl_msg_put_unspec(&au->buf, nl_attr_type(userdata),
+                          nl_attr_get(userdata), nl_attr_get_size(userdata));
+    }
+    au->actions_ofs = 0;
+    if (include_actions && ctx->actions
+        && !nl_attr_oversized(ctx->actions_len)) {
+        au->actions_ofs = au->buf.size;
+        nl_msg_put_unspec(&au->buf, OVS_PACKET_ATTR_ACTIONS,
+                          ctx->actions, ctx->actions_len);
+    }
+
+    fat_rwlock_rdlock(&dp->upcall_lock);
+    queued = false;
+    if (dp->n_handlers) {
+        struct dp_xdp_handler *h = handler_for_pid(dp, pid);
+
+        ovs_mutex_lock(&h->mutex);
+        if (h->n_actions < DP_XDP_HANDLER_QUEUE) {
+            ovs_list_push_back(&h->actions, &au->node);
+            h->n_actions++;
+            queued = true;
+        }
+        ovs_mutex_unlock(&h->mutex);
+        if (queued) {
+            seq_change(h->actions_seq);
+        }
+    }
+    fat_rwlock_unlock(&dp->upcall_lock);
+
+    if (!queued) {
+        COVERAGE_INC(xdp_upcall_queue_full);
+        atomic_add_relaxed(&dp->n_queue_lost, 1, &(uint64_t) { 0 });
+        action_upcall_free(au);
+    }
+}
+
 static void
 dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *batch,
                   const struct nlattr *a, bool should_steal)
 {
     struct dp_xdp_execute_ctx *ctx = ctx_;
     enum ovs_action_attr type = nl_attr_type(a);
+    struct dp_packet *packet;
 
     if (type == OVS_ACTION_ATTR_OUTPUT) {
         dp_xdp_output(ctx->dp, nl_attr_get_odp_port(a), batch, should_steal);
         return;
     }
+    if (type == OVS_ACTION_ATTR_USERSPACE) {
+        DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+            queue_action_upcall(ctx, packet, a);
+        }
+        if (should_steal) {
+            dp_packet_delete_batch(batch, true);
+        } else {
+            /* The truncation applied to this action only. */
+            dp_packet_batch_reset_cutlen(batch);
+        }
+        return;
+    }
 
     /* odp_execute_actions() runs every action it can by itself and calls
-     * here only for those that need a datapath: userspace, recirc, ct,
-     * meter, lb_output, tunnel push and pop. */
+     * here only for those that need a datapath: those above and recirc,
+     * ct, meter, lb_output, tunnel push and pop. */
     COVERAGE_INC(xdp_execute_unsupported);
     VLOG_WARN_RL(&rl, "%s: ODP action type %d is not supported yet; "
                  "packet dropped", ctx->dp->name, (int) type);
@@ -281,7 +482,11 @@ dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *batch,
 int
 dp_xdp_execute(struct dp_xdp *dp, struct dpif_execute *execute)
 {
-    struct dp_xdp_execute_ctx ctx = { .dp = dp };
+    struct dp_xdp_execute_ctx ctx = {
+        .dp = dp,
+        .actions = execute->actions,
+        .actions_len = execute->actions_len,
+    };
     struct dp_packet_batch batch;
 
     if (dp_packet_size(execute->packet) < ETH_HEADER_LEN) {
@@ -311,6 +516,8 @@ execute_slow_path(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
     if (!actions) {
         return;                 /* The flow went away meanwhile. */
     }
+    ctx.actions = actions->data;
+    ctx.actions_len = actions->size;
     packet = dp_packet_clone_data(buf->packet, buf->up.pkt_len);
     pkt_metadata_init(&packet->md, u32_to_odp(buf->up.in_port));
     dp_packet_batch_init_packet(&batch, packet);
@@ -372,6 +579,58 @@ make_miss_upcall(const struct dp_xdp_upcall_buf *buf,
     odp_flow_key_hash(upcall->key, upcall->key_len, &upcall->ufid);
 }
 
+/* Takes the oldest entry off 'h''s 'actions', or returns NULL. */
+static struct dp_xdp_action_upcall *
+handler_pop_action(struct dp_xdp_handler *h)
+{
+    struct dp_xdp_action_upcall *au = NULL;
+
+    ovs_mutex_lock(&h->mutex);
+    if (!ovs_list_is_empty(&h->actions)) {
+        au = CONTAINER_OF(ovs_list_pop_front(&h->actions),
+                          struct dp_xdp_action_upcall, node);
+        h->n_actions--;
+    }
+    ovs_mutex_unlock(&h->mutex);
+    return au;
+}
+
+/* Turns 'au' into a DPIF_UC_ACTION '*upcall', with its data in 'ofpbuf'
+ * (laid out as make_miss_upcall() does). */
+static void
+make_action_upcall(const struct dp_xdp_action_upcall *au,
+                   struct dpif_upcall *upcall, struct ofpbuf *ofpbuf)
+{
+    char *base;
+
+    memset(upcall, 0, sizeof *upcall);
+    upcall->type = DPIF_UC_ACTION;
+
+    ofpbuf_clear(ofpbuf);
+    ofpbuf_prealloc_tailroom(ofpbuf, DP_XDP_HEADROOM + au->buf.size);
+    ofpbuf_put_uninit(ofpbuf, DP_XDP_HEADROOM);
+    base = ofpbuf_put(ofpbuf, au->buf.data, au->buf.size);
+
+    dp_packet_use_stub(&upcall->packet, base - DP_XDP_HEADROOM,
+                       DP_XDP_HEADROOM + au->pkt_len);
+    dp_packet_set_data(&upcall->packet, base);
+    dp_packet_set_size(&upcall->packet, au->pkt_len);
+    pkt_metadata_init(&upcall->packet.md, au->in_port);
+
+    upcall->key = ALIGNED_CAST(struct nlattr *, base + au->key_ofs);
+    upcall->key_len = au->key_len;
+    odp_flow_key_hash(upcall->key, upcall->key_len, &upcall->ufid);
+    if (au->userdata_ofs) {
+        upcall->userdata = ALIGNED_CAST(struct nlattr *,
+                                        base + au->userdata_ofs);
+    }
+    if (au->actions_ofs) {
+        upcall->actions = ALIGNED_CAST(struct nlattr *,
+                                       base + au->actions_ofs);
+    }
+    upcall->out_tun_key = NULL;     /* No tunnels (yet). */
+}
+
 int
 dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
             struct dpif_upcall *upcall, struct ofpbuf *ofpbuf)
@@ -387,7 +646,20 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
     h = &dp->handlers[handler_id];
 
     for (int i = 0; i < DP_XDP_RECV_BATCH; i++) {
+        struct dp_xdp_action_upcall *au;
         struct dp_xdp_upcall_buf *buf;
+
+        /* Userspace actions' upcalls first: there are at most
+         * DP_XDP_HANDLER_QUEUE of them, and those that the slow-path
+         * packets executed below queue here go out on the next pass. */
+        au = handler_pop_action(h);
+        if (au) {
+            COVERAGE_INC(xdp_upcall_action);
+            make_action_upcall(au, upcall, ofpbuf);
+            action_upcall_free(au);
+            error = 0;
+            goto out;
+        }
 
         if (ovs_list_is_empty(&h->queue)) {
             *cur_handler_get() = h;
@@ -436,9 +708,20 @@ dp_xdp_recv_wait(struct dpif *dpif, uint32_t handler_id)
 
     fat_rwlock_rdlock(&dp->upcall_lock);
     if (handler_id < dp->n_handlers && dp->pb) {
-        if (!ovs_list_is_empty(&dp->handlers[handler_id].queue)) {
+        struct dp_xdp_handler *h = &dp->handlers[handler_id];
+        /* Read before looking at 'actions': an entry queued after the look
+         * changes the seq and so ends the wait at once. */
+        uint64_t seqno = seq_read(h->actions_seq);
+        bool have_actions;
+
+        ovs_mutex_lock(&h->mutex);
+        have_actions = !ovs_list_is_empty(&h->actions);
+        ovs_mutex_unlock(&h->mutex);
+
+        if (have_actions || !ovs_list_is_empty(&h->queue)) {
             poll_immediate_wake();
         } else {
+            seq_wait(h->actions_seq, seqno);
             for (int b = handler_id; b < dp->n_buffers;
                  b += dp->n_handlers) {
                 poll_fd_wait(perf_buffer__buffer_fd(dp->pb, b), POLLIN);
