@@ -105,6 +105,24 @@ struct {
     __uint(value_size, sizeof(__u32));
 } xdp_dp_upcalls SEC(".maps");
 
+/* The layout of the pinned maps (see xdp-dp.h).  Userspace only. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_layout);
+} xdp_dp_layout SEC(".maps");
+
+/* Statistics slot -> what ofproto needs of the flow after a restart.
+ * Userspace only. */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __uint(max_entries, XDP_DP_MAX_FLOWS);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_flow_meta);
+} xdp_dp_flow_meta SEC(".maps");
+
 /* Scratch space for the masked key, per CPU, to spare the stack. */
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

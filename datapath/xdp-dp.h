@@ -30,7 +30,7 @@
 
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 2
+#define XDP_DP_ABI_VERSION 3
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -210,6 +210,44 @@ struct xdp_dp_upcall {
     __u32 slot;                 /* Flow slot (SLOW_PATH), or output port
                                  * number (OUTPUT). */
     __u32 pkt_len;              /* Length of the packet that follows. */
+};
+
+/* Pinned layout
+ * =============
+ *
+ * A datapath's maps are pinned under XDP_DP_PIN_ROOT/<datapath name>/ so
+ * that a restarted ovs-vswitchd finds its flow table, statistics and port
+ * attachments (links/<ifindex>) where it left them, while the program keeps
+ * forwarding.  The single entry of map "xdp_dp_layout" says what layout
+ * the other maps have; ovs-vswitchd reuses pinned maps only when it
+ * matches its own exactly, and otherwise removes them all and starts
+ * afresh (see maps/pin.c). */
+#define XDP_DP_PIN_ROOT "/sys/fs/bpf/ovs-xdp"
+#define XDP_DP_LAYOUT_MAGIC 0x4f565358  /* "OVSX" */
+
+struct xdp_dp_layout {
+    __u32 magic;                /* XDP_DP_LAYOUT_MAGIC. */
+    __u32 abi_version;          /* XDP_DP_ABI_VERSION. */
+    __u32 key_size;             /* sizeof(struct xdp_flow_key). */
+    __u32 flow_size;            /* sizeof(struct xdp_flow). */
+    __u32 stats_size;           /* sizeof(struct xdp_flow_stats). */
+    __u32 max_flows;            /* XDP_DP_MAX_FLOWS. */
+    __u32 max_masks;            /* XDP_DP_MAX_MASKS. */
+    __u32 max_ports;            /* XDP_DP_MAX_PORTS. */
+};
+
+/* What ovs-vswitchd needs to give ofproto back a flow after a restart:
+ * the flow's UFID and the ODP key, mask and actions it was installed with,
+ * in 'data' one after the other.  Keyed by statistics slot; only
+ * userspace reads or writes it. */
+#define XDP_DP_FLOW_META_DATA 1024
+struct xdp_dp_flow_meta {
+    __u32 ufid[4];              /* The flow's UFID. */
+    __u16 key_len;              /* Bytes of ODP key at 'data'. */
+    __u16 mask_len;             /* Bytes of ODP mask after the key. */
+    __u16 actions_len;          /* Bytes of ODP actions after the mask. */
+    __u16 pad;                  /* Must be zero. */
+    __u8 data[XDP_DP_FLOW_META_DATA];
 };
 
 /* Metadata an XDP_DP_TX_SKB output leaves in front of the packet for the

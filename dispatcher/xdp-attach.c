@@ -26,10 +26,17 @@
  * Before attaching, the port is checked for an XDP program that is already
  * there: ours never replaces one it did not attach.
  *
+ * Links are pinned (maps/pin.c), so that the program keeps running on the
+ * port when ovs-vswitchd exits without --cleanup.  The next ovs-vswitchd
+ * finds the pinned link and swaps its own program in with
+ * bpf_link_update(): the port is never without a program.
+ *
  * The same port also gets the datapath's TC ingress program, which
  * completes outputs that XDP hands to the stack (XDP_DP_TX_SKB in
- * datapath/xdp-dp.h).  The clsact qdisc it needs is created if absent and
- * removed on detach only if we created it. */
+ * datapath/xdp-dp.h).  Its filter has a fixed handle and priority and
+ * replaces an earlier one of ours, so restarts do not pile filters up.
+ * The clsact qdisc it needs is created if absent and removed on detach
+ * only if we created it. */
 
 #include <config.h>
 
@@ -37,6 +44,7 @@
 
 #include <errno.h>
 #include <linux/if_link.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -67,12 +75,19 @@ attach_link(int ifindex, int prog_fd, uint32_t flags)
     return fd < 0 ? -errno : fd;
 }
 
+/* The TC filter's handle and priority: ours, whatever the run. */
+#define XDP_ATTACH_TC_HANDLE 0x0f5d
+#define XDP_ATTACH_TC_PRIORITY 0x0f5d
+
 static int
 attach_tc(const char *name, struct xdp_attachment *att, int tc_prog_fd)
 {
     LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = att->ifindex,
                 .attach_point = BPF_TC_INGRESS);
-    LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = tc_prog_fd);
+    LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = tc_prog_fd,
+                .handle = XDP_ATTACH_TC_HANDLE,
+                .priority = XDP_ATTACH_TC_PRIORITY,
+                .flags = BPF_TC_F_REPLACE);
     int error;
 
     error = bpf_tc_hook_create(&hook);
@@ -95,20 +110,64 @@ attach_tc(const char *name, struct xdp_attachment *att, int tc_prog_fd)
     return 0;
 }
 
+/* Takes over the link pinned at 'pin_path' by an earlier ovs-vswitchd, if
+ * it attaches an XDP program to 'ifindex': swaps 'xdp_prog_fd' in.
+ * Returns true if '*att' now holds that link. */
+static bool
+take_over_pinned_link(const char *name, const char *pin_path, int ifindex,
+                      int xdp_prog_fd, struct xdp_attachment *att)
+{
+    struct bpf_link_info info;
+    uint32_t len = sizeof info;
+    int fd = bpf_obj_get(pin_path);
+
+    if (fd < 0) {
+        return false;
+    }
+    memset(&info, 0, sizeof info);
+    if (bpf_obj_get_info_by_fd(fd, &info, &len)
+        || info.type != BPF_LINK_TYPE_XDP || info.xdp.ifindex != ifindex) {
+        /* A link of a device that went away: its ifindex is reused. */
+        close(fd);
+        unlink(pin_path);
+        return false;
+    }
+    if (bpf_link_update(fd, xdp_prog_fd, NULL)) {
+        VLOG_WARN("%s: cannot take over the XDP link of an earlier run (%s)",
+                  name, ovs_strerror(errno));
+        close(fd);
+        unlink(pin_path);
+        return false;
+    }
+
+    LIBBPF_OPTS(bpf_xdp_query_opts, query);
+    att->link_fd = fd;
+    att->native = (!bpf_xdp_query(ifindex, 0, &query)
+                   && query.drv_prog_id != 0);
+    att->taken_over = true;
+    return true;
+}
+
 /* Attaches 'xdp_prog_fd' as the XDP program of device 'name' (whose ifindex
- * is 'ifindex') in 'mode', and 'tc_prog_fd' to its TC ingress hook.  On
- * success, fills in '*att' and returns 0.  On failure, logs why, leaves
- * nothing attached and returns a positive errno: EBUSY if the device
- * already has an XDP program. */
+ * is 'ifindex') in 'mode', and 'tc_prog_fd' to its TC ingress hook.  If
+ * 'pin_path' is nonnull, pins the link there, or takes over the link an
+ * earlier ovs-vswitchd pinned there.  On success, fills in '*att' and
+ * returns 0.  On failure, logs why, leaves nothing attached and returns a
+ * positive errno: EBUSY if the device already has an XDP program. */
 int
 xdp_attach_port(const char *name, int ifindex, int xdp_prog_fd,
                 int tc_prog_fd, enum xdp_attach_mode mode,
-                struct xdp_attachment *att)
+                const char *pin_path, struct xdp_attachment *att)
 {
     LIBBPF_OPTS(bpf_xdp_query_opts, query);
     int error;
 
     *att = (struct xdp_attachment) { .ifindex = ifindex, .link_fd = -1 };
+
+    if (pin_path
+        && take_over_pinned_link(name, pin_path, ifindex, xdp_prog_fd, att)) {
+        goto tc;
+    }
 
     error = bpf_xdp_query(ifindex, 0, &query);
     if (error) {
@@ -147,20 +206,34 @@ xdp_attach_port(const char *name, int ifindex, int xdp_prog_fd,
         }
     }
 
+    if (pin_path && bpf_obj_pin(att->link_fd, pin_path)) {
+        VLOG_WARN("%s: cannot pin XDP link at %s (%s): the port will stop "
+                  "forwarding when ovs-vswitchd exits", name, pin_path,
+                  ovs_strerror(errno));
+    }
+
+tc:
     error = attach_tc(name, att, tc_prog_fd);
     if (error) {
-        xdp_detach_port(name, att);
+        xdp_detach_port(name, pin_path, att);
         return error;
     }
-    VLOG_INFO("%s: attached XDP program in %s mode", name,
+    VLOG_INFO("%s: %s XDP program in %s mode", name,
+              att->taken_over ? "took over the link of the" : "attached",
               att->native ? "native" : "generic");
     return 0;
 }
 
-/* Detaches what xdp_attach_port() attached to device 'name'. */
+/* Detaches what xdp_attach_port() attached to device 'name', and removes
+ * the link's pin at 'pin_path' (if nonnull). */
 void
-xdp_detach_port(const char *name, struct xdp_attachment *att)
+xdp_detach_port(const char *name, const char *pin_path,
+                struct xdp_attachment *att)
 {
+    if (pin_path && unlink(pin_path) && errno != ENOENT) {
+        VLOG_WARN("%s: cannot unpin %s (%s)", name, pin_path,
+                  ovs_strerror(errno));
+    }
     if (att->tc_attached) {
         LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = att->ifindex,
                     .attach_point = BPF_TC_INGRESS);
@@ -179,7 +252,7 @@ xdp_detach_port(const char *name, struct xdp_attachment *att)
         att->tc_attached = false;
     }
     if (att->link_fd >= 0) {
-        /* The link is not pinned: closing it detaches the program. */
+        /* With the pin gone, closing the last fd detaches the program. */
         close(att->link_fd);
         att->link_fd = -1;
     }

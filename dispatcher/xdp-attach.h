@@ -33,6 +33,7 @@ struct xdp_attachment {
     int ifindex;                /* Device. */
     int link_fd;                /* BPF link of the XDP program, or -1. */
     bool native;                /* Attached in native (driver) mode? */
+    bool taken_over;            /* Link pinned by an earlier run, reused? */
     bool tc_attached;           /* TC ingress program attached? */
     bool tc_hook_created;       /* Did we create the clsact qdisc? */
     uint32_t tc_handle;         /* TC filter handle. */
@@ -42,7 +43,8 @@ struct xdp_attachment {
 const char *xdp_attach_mode_to_string(enum xdp_attach_mode);
 int xdp_attach_port(const char *name, int ifindex, int xdp_prog_fd,
                     int tc_prog_fd, enum xdp_attach_mode,
-                    struct xdp_attachment *);
-void xdp_detach_port(const char *name, struct xdp_attachment *);
+                    const char *pin_path, struct xdp_attachment *);
+void xdp_detach_port(const char *name, const char *pin_path,
+                     struct xdp_attachment *);
 
 #endif /* xdp-attach.h */

@@ -5,3 +5,6 @@ ofproto_xdp_libovsxdp_la_SOURCES += \
 ofproto_xdp_libovsxdp_la_SOURCES += \
 	maps/map-info.c \
 	maps/map-info.h
+ofproto_xdp_libovsxdp_la_SOURCES += \
+	maps/pin.c \
+	maps/pin.h

@@ -401,6 +401,100 @@ flow_set_actions(struct dp_xdp_flow *flow, const struct nlattr *actions,
     ds_destroy(&why);
 }
 
+/* Flow metadata for restarts.
+ *
+ * With the maps pinned, every installed flow also has an entry in
+ * xdp_dp_flow_meta (its UFID and ODP key, mask and actions), written and
+ * deleted in the same bursts as the flows, so that a restarted
+ * ovs-vswitchd can give ofproto its flows back (dp_xdp_flow_restore()). */
+
+/* Fills 'm' for 'flow'.  Returns false if the flow does not fit. */
+static bool
+flow_meta_fill(const struct dp_xdp_flow *flow, struct xdp_dp_flow_meta *m)
+{
+    size_t total = flow->key->size + flow->mask->size + flow->actions->size;
+
+    if (total > sizeof m->data) {
+        return false;
+    }
+    memset(m, 0, offsetof(struct xdp_dp_flow_meta, data));
+    memcpy(m->ufid, &flow->ufid, sizeof m->ufid);
+    m->key_len = flow->key->size;
+    m->mask_len = flow->mask->size;
+    m->actions_len = flow->actions->size;
+    memcpy(m->data, flow->key->data, m->key_len);
+    memcpy(m->data + m->key_len, flow->mask->data, m->mask_len);
+    memcpy(m->data + m->key_len + m->mask_len, flow->actions->data,
+           m->actions_len);
+    return true;
+}
+
+/* Writes the metadata of the 'n' 'flows'. */
+static void
+flow_meta_write(struct dp_xdp *dp, struct dp_xdp_flow **flows, size_t n)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    int fd = bpf_map__fd(dp->skel->maps.xdp_dp_flow_meta);
+    struct xdp_dp_flow_meta *metas;
+    uint32_t *slots, count = 0;
+
+    if (!dp->pinned || !n) {
+        return;
+    }
+    metas = xmalloc(n * sizeof *metas);
+    slots = xmalloc(n * sizeof *slots);
+    for (size_t i = 0; i < n; i++) {
+        if (flow_meta_fill(flows[i], &metas[count])) {
+            slots[count++] = flows[i]->xflow.slot;
+        } else {
+            VLOG_WARN_RL(&rl, "%s: flow too large to survive a restart",
+                         dp->name);
+        }
+    }
+    if (count > 1 && !dp->no_batch) {
+        uint32_t done = count;
+
+        dp->calls.batch_update++;
+        if (!bpf_map_update_batch(fd, slots, metas, &done, NULL)) {
+            count = 0;
+        } else if (done < count) {
+            memmove(slots, slots + done, (count - done) * sizeof *slots);
+            memmove(metas, metas + done, (count - done) * sizeof *metas);
+            count -= done;
+        }
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        dp->calls.elem_update++;
+        bpf_map_update_elem(fd, &slots[i], &metas[i], BPF_ANY);
+    }
+    free(metas);
+    free(slots);
+}
+
+/* Deletes the metadata of the 'n' flows in 'slots'. */
+static void
+flow_meta_delete(struct dp_xdp *dp, uint32_t *slots, size_t n)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    int fd = bpf_map__fd(dp->skel->maps.xdp_dp_flow_meta);
+    uint32_t done = 0;
+
+    if (!dp->pinned || !n) {
+        return;
+    }
+    if (n > 1 && !dp->no_batch) {
+        done = n;
+        dp->calls.batch_delete++;
+        if (bpf_map_delete_batch(fd, slots, &done, NULL) && done >= n) {
+            done = 0;
+        }
+    }
+    for (size_t i = done; i < n; i++) {
+        dp->calls.elem_delete++;
+        bpf_map_delete_elem(fd, &slots[i]);
+    }
+}
+
 /* Flow installation comes in two steps, so that a burst of puts can reach
  * the kernel in one BPF_MAP_UPDATE_BATCH per subtable: flow_put_prepare()
  * does everything but the BPF update (the new flow is already in 'flows',
@@ -461,6 +555,9 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
                              dp->name, ovs_strerror(error));
                 return error;
             }
+        }
+        if (flow_in_xdp(flow)) {
+            flow_meta_write(dp, &flow, 1);
         }
         if (put->flags & DPIF_FP_ZERO_STATS) {
             flow_zero_stats(dp, flow);
@@ -551,6 +648,7 @@ flow_put_commit_one(struct dp_xdp *dp, struct dp_xdp_flow *flow)
         return error;
     }
     flow_put_finish(dp, flow);
+    flow_meta_write(dp, &flow, 1);
     return 0;
 }
 
@@ -621,6 +719,8 @@ dp_xdp_flow_put_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
 
     struct xdp_flow_key *keys = xmalloc(n_pend * sizeof *keys);
     struct xdp_flow *values = xmalloc(n_pend * sizeof *values);
+    struct dp_xdp_flow **batched = xmalloc(n_pend * sizeof *batched);
+    size_t n_batched = 0;
     for (size_t start = 0; start < n_pend; ) {
         int mask_slot = pend[start].flow->mask_slot;
         size_t end = start;
@@ -651,6 +751,7 @@ dp_xdp_flow_put_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
             } else {
                 for (size_t j = 0; j < count; j++) {
                     flow_put_finish(dp, pend[start + j].flow);
+                    batched[n_batched++] = pend[start + j].flow;
                 }
                 if (error) {
                     *pend[start + count].errorp = error;
@@ -666,8 +767,10 @@ dp_xdp_flow_put_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
             *pend[start].errorp = flow_put_commit_one(dp, pend[start].flow);
         }
     }
+    flow_meta_write(dp, batched, n_batched);
     ovs_mutex_unlock(&dp->flow_mutex);
 
+    free(batched);
     free(keys);
     free(values);
     free(pend);
@@ -716,7 +819,10 @@ flow_remove(struct dp_xdp *dp, struct dp_xdp_flow *flow)
 {
     flow_del_prepare(dp, flow);
     if (flow_in_xdp(flow)) {
+        uint32_t slot = flow->xflow.slot;
+
         flow_del_bpf_one(dp, flow);
+        flow_meta_delete(dp, &slot, 1);
     }
     flow_del_finish(dp, flow);
 }
@@ -777,6 +883,12 @@ dp_xdp_flow_del_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
     qsort(pend, n_pend, sizeof *pend, compare_pending);
 
     struct xdp_flow_key *keys = xmalloc(n_pend * sizeof *keys);
+    uint32_t *slots = xmalloc(n_pend * sizeof *slots);
+    for (size_t i = 0; i < n_pend; i++) {
+        slots[i] = pend[i].flow->xflow.slot;
+    }
+    flow_meta_delete(dp, slots, n_pend);
+    free(slots);
     for (size_t start = 0; start < n_pend; ) {
         int mask_slot = pend[start].flow->mask_slot;
         size_t end = start, done = 0;
@@ -827,6 +939,16 @@ dp_xdp_flow_flush(struct dpif *dpif)
     struct dp_xdp_flow *flow;
 
     ovs_mutex_lock(&dp->flow_mutex);
+    uint32_t *slots = xmalloc(dp->n_flows * sizeof *slots);
+    size_t n_slots = 0;
+    HMAP_FOR_EACH (flow, node, &dp->flows) {
+        if (flow_in_xdp(flow) && n_slots < dp->n_flows) {
+            slots[n_slots++] = flow->xflow.slot;
+        }
+    }
+    flow_meta_delete(dp, slots, n_slots);
+    free(slots);
+
     HMAP_FOR_EACH_POP (flow, node, &dp->flows) {
         if (flow_in_xdp(flow)) {
             hmap_remove(&dp->flows_by_key, &flow->key_node);
@@ -1102,4 +1224,139 @@ dp_xdp_flow_dump_next(struct dpif_flow_dump_thread *thread_,
     ovs_mutex_unlock(&dp->flow_mutex);
     ovs_mutex_unlock(&dump->mutex);
     return n;
+}
+
+/* Restarts. */
+
+/* Finds the subtable whose mask is 'mask', or returns -1. */
+static int
+mask_find(const struct dp_xdp *dp, const struct xdp_flow_key *mask)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
+        if (dp->masks[i].in_use
+            && !memcmp(&dp->masks[i].mask, mask, sizeof *mask)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Takes back the flow of statistics slot 'slot' from its metadata 'm'.
+ * Returns false if it cannot be used. */
+static bool
+flow_restore_one(struct dp_xdp *dp, uint32_t slot,
+                 const struct xdp_dp_flow_meta *m)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    struct xdp_flow_key xkey, xmask;
+    struct dp_xdp_flow *flow;
+    int mask_slot;
+
+    if (slot >= XDP_DP_MAX_FLOWS || dp->slot_flows[slot]
+        || (size_t) m->key_len + m->mask_len + m->actions_len
+           > sizeof m->data
+        || xdp_flow_from_odp((const struct nlattr *) m->data, m->key_len,
+                             (const struct nlattr *) (m->data + m->key_len),
+                             m->mask_len, &xkey, &xmask, NULL)) {
+        return false;
+    }
+    mask_slot = mask_find(dp, &xmask);
+    if (mask_slot < 0) {
+        return false;
+    }
+
+    flow = xzalloc(sizeof *flow);
+    memcpy(&flow->ufid, m->ufid, sizeof flow->ufid);
+    flow->key = ofpbuf_clone_data(m->data, m->key_len);
+    flow->mask = ofpbuf_clone_data(m->data + m->key_len, m->mask_len);
+    flow->xkey = xkey;
+    flow->mask_slot = mask_slot;
+    flow->xflow.slot = slot;
+    flow_set_actions(flow, (const struct nlattr *) (m->data + m->key_len
+                                                     + m->mask_len),
+                     m->actions_len);
+
+    id_pool_add(dp->slots, slot);
+    hmap_insert(&dp->flows, &flow->node, flow->ufid.u32[0]);
+    hmap_insert(&dp->flows_by_key, &flow->key_node,
+                flow_key_hash(mask_slot, &xkey));
+    dp->slot_flows[slot] = flow;
+    dp->masks[mask_slot].n_flows++;
+    dp->n_flows++;
+    return true;
+}
+
+/* After a restart that reused pinned maps: rebuilds the userspace flow
+ * table from the subtables and the flow metadata that the earlier
+ * ovs-vswitchd left, so that ofproto finds its flows in the first dump.
+ * Flows and subtables that cannot be taken back are removed. */
+void
+dp_xdp_flow_restore(struct dp_xdp *dp)
+{
+    int outer_fd = bpf_map__fd(dp->skel->maps.xdp_dp_subtables);
+    int meta_fd = bpf_map__fd(dp->skel->maps.xdp_dp_flow_meta);
+    struct xdp_dp_flow_meta *meta = xmalloc(sizeof *meta);
+    struct xdp_dp_mask_list list;
+    uint32_t zero = 0, active = 0;
+    uint32_t *bad = NULL;
+    size_t n_bad = 0, allocated = 0;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    memset(&list, 0, sizeof list);
+    bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_mask_active),
+                        &zero, &active);
+    dp->active_list = active & 1;
+    bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_mask_lists),
+                        &dp->active_list, &list);
+    for (uint32_t i = 0; i < list.n_masks && i < XDP_DP_MAX_MASKS; i++) {
+        uint32_t slot = list.slots[i], map_id;
+        struct xdp_dp_mask value;
+        int fd;
+
+        if (slot >= XDP_DP_MAX_MASKS || dp->masks[slot].in_use
+            || bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_masks),
+                                   &slot, &value)
+            || bpf_map_lookup_elem(outer_fd, &slot, &map_id)) {
+            continue;
+        }
+        fd = bpf_map_get_fd_by_id(map_id);
+        if (fd < 0) {
+            continue;
+        }
+        dp->masks[slot] = (struct dp_xdp_mask) {
+            .in_use = true, .mask = value.mask, .map_fd = fd,
+        };
+        dp->mask_order[dp->n_masks++] = slot;
+    }
+
+    uint32_t key, *prev = NULL;
+    while (!bpf_map_get_next_key(meta_fd, prev, &key)) {
+        if (bpf_map_lookup_elem(meta_fd, &key, meta)
+            || !flow_restore_one(dp, key, meta)) {
+            if (n_bad >= allocated) {
+                bad = x2nrealloc(bad, &allocated, sizeof *bad);
+            }
+            bad[n_bad++] = key;
+        }
+        prev = &key;
+    }
+    for (size_t i = 0; i < n_bad; i++) {
+        bpf_map_delete_elem(meta_fd, &bad[i]);
+    }
+
+    /* A subtable without flows goes. */
+    for (uint32_t i = 0; i < XDP_DP_MAX_MASKS; i++) {
+        if (dp->masks[i].in_use && !dp->masks[i].n_flows) {
+            dp->masks[i].n_flows = 1;
+            mask_unref(dp, i);
+        }
+    }
+    publish_mask_order(dp);
+    VLOG_INFO("%s: took back %"PRIuSIZE" flows in %"PRIu32" subtables from "
+              "the pinned maps%s", dp->name, dp->n_flows, dp->n_masks,
+              n_bad ? " (some could not be taken back)" : "");
+    ovs_mutex_unlock(&dp->flow_mutex);
+    free(bad);
+    free(meta);
 }

@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -46,6 +47,7 @@
 #include "odp-util.h"
 #include "dispatcher/xdp-dispatcher.h"
 #include "maps/map-info.h"
+#include "maps/pin.h"
 #include "ofproto-xdp/internal-port.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
@@ -56,6 +58,7 @@
 #include "seq.h"
 #include "smap.h"
 #include "sset.h"
+#include "timeval.h"
 #include "unixctl.h"
 #include "util.h"
 
@@ -264,6 +267,86 @@ dpif_xdp_unixctl_maps_show(struct unixctl_conn *conn, int argc,
     ds_destroy(&s);
 }
 
+/* How long after a restart ports have to claim the links an earlier
+ * ovs-vswitchd pinned, before the rest are removed. */
+#define DP_XDP_TAKE_OVER_MS 10000
+
+/* Opens and loads 'dp''s skeleton, with its maps pinned (reusing those of
+ * an earlier run when their layout matches).  Returns 0 or a positive
+ * errno. */
+static int
+dp_xdp_load(struct dp_xdp *dp)
+{
+    int error;
+
+    for (int attempt = 0; attempt < 2; attempt++) {
+        dp->skel = xdp_dp__open();
+        if (!dp->skel) {
+            error = errno;
+            break;
+        }
+        dp->pinned = xdp_pin_prepare(dp->name, dp->skel->obj, &dp->reused);
+        error = xdp_dp__load(dp->skel);
+        if (!error) {
+            return 0;
+        }
+        error = -error;
+        xdp_dp__destroy(dp->skel);
+        dp->skel = NULL;
+        if (!dp->reused) {
+            break;
+        }
+        /* libbpf found a pinned map that differs from ours: start afresh. */
+        VLOG_WARN("%s: cannot reuse the pinned maps (%s): removing them",
+                  dp->name, ovs_strerror(error));
+        xdp_pin_remove(dp->name);
+    }
+    VLOG_ERR("%s: cannot load the XDP datapath program (%s)%s", dp->name,
+             ovs_strerror(error),
+             error == EPERM ? "; ovs-vswitchd needs CAP_BPF, "
+             "CAP_NET_ADMIN and CAP_SYS_ADMIN" : "");
+    return error;
+}
+
+/* Removes the links that an earlier ovs-vswitchd pinned for ports that
+ * nobody has added back since the restart. */
+static bool
+dpif_xdp_run(struct dpif *dpif)
+{
+    struct dp_xdp *dp = get_dp_xdp(dpif);
+
+    ovs_mutex_lock(&dp->port_mutex);
+    if (dp->n_stale_links && time_msec() >= dp->stale_deadline) {
+        for (int i = 0; i < dp->n_stale_links; i++) {
+            char *path = xdp_pin_link_path(dp->name, dp->stale_links[i]);
+
+            if (!unlink(path)) {
+                VLOG_INFO("%s: detached the program from ifindex %d, a port "
+                          "of an earlier run that is no longer configured",
+                          dp->name, dp->stale_links[i]);
+            }
+            free(path);
+        }
+        free(dp->stale_links);
+        dp->stale_links = NULL;
+        dp->n_stale_links = 0;
+    }
+    ovs_mutex_unlock(&dp->port_mutex);
+    return false;
+}
+
+static void
+dp_xdp_claim_stale_link(struct dp_xdp *dp, int ifindex)
+    OVS_REQUIRES(dp->port_mutex)
+{
+    for (int i = 0; i < dp->n_stale_links; i++) {
+        if (dp->stale_links[i] == ifindex) {
+            dp->stale_links[i] = dp->stale_links[--dp->n_stale_links];
+            return;
+        }
+    }
+}
+
 /* Creates datapath 'name': loads its program and maps.  Returns 0 and
  * stores the datapath in '*dpp', or a positive errno. */
 static int
@@ -290,13 +373,8 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     dp->port_seq = seq_create();
     dp_xdp_flow_init(dp);
 
-    dp->skel = xdp_dp__open_and_load();
-    if (!dp->skel) {
-        error = errno;
-        VLOG_ERR("%s: cannot load the XDP datapath program (%s)%s", name,
-                 ovs_strerror(error),
-                 error == EPERM ? "; ovs-vswitchd needs CAP_BPF, "
-                 "CAP_NET_ADMIN and CAP_SYS_ADMIN" : "");
+    error = dp_xdp_load(dp);
+    if (error) {
         goto error;
     }
     dp->xdp_prog_fd = bpf_program__fd(dp->skel->progs.xdp_dp_main);
@@ -315,8 +393,23 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
         goto error;
     }
 
+    if (dp->reused) {
+        dp_xdp_flow_restore(dp);
+        dp->n_stale_links = xdp_pin_list_links(name, &dp->stale_links);
+        dp->stale_deadline = time_msec() + DP_XDP_TAKE_OVER_MS;
+    }
+    if (dp->pinned) {
+        error = xdp_pin_write_layout(
+            bpf_map__fd(dp->skel->maps.xdp_dp_layout));
+        if (error) {
+            VLOG_WARN("%s: cannot record the pinned layout (%s)",
+                      name, ovs_strerror(error));
+        }
+    }
+
     shash_add(&dp_xdps, name, dp);
-    VLOG_INFO("%s: created xdp datapath", name);
+    VLOG_INFO("%s: %s xdp datapath", name,
+              dp->reused ? "took over the pinned" : "created");
     *dpp = dp;
     return 0;
 
@@ -352,6 +445,11 @@ dp_xdp_free(struct dp_xdp *dp)
     dp_xdp_flow_destroy(dp);
     xdp_flow_stats_map_close(&dp->stats_map);
     xdp_dp__destroy(dp->skel);
+    if (dp->pinned) {
+        /* dpif_delete(): nothing of this datapath is to survive. */
+        xdp_pin_remove(dp->name);
+    }
+    free(dp->stale_links);
     hmap_destroy(&dp->ports);
     ovs_mutex_destroy(&dp->port_mutex);
     seq_destroy(dp->port_seq);
@@ -596,9 +694,13 @@ attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
         return error;
     }
 
+    char *pin = (dp->pinned
+                 ? xdp_pin_link_path(dp->name, port->xdp_ifindex) : NULL);
+    dp_xdp_claim_stale_link(dp, port->xdp_ifindex);
     error = xdp_attach_port(dev, port->xdp_ifindex, dp->xdp_prog_fd,
-                            dp->tc_prog_fd, XDP_ATTACH_BEST_EFFORT,
+                            dp->tc_prog_fd, XDP_ATTACH_BEST_EFFORT, pin,
                             &port->att);
+    free(pin);
     if (error) {
         bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
                             &xdp_ifindex);
@@ -618,7 +720,10 @@ detach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
     if (!port->attached) {
         return;
     }
-    xdp_detach_port(netdev_get_name(port->tx_netdev), &port->att);
+    char *pin = (dp->pinned
+                 ? xdp_pin_link_path(dp->name, port->xdp_ifindex) : NULL);
+    xdp_detach_port(netdev_get_name(port->tx_netdev), pin, &port->att);
+    free(pin);
     bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
                         &xdp_ifindex);
     bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
@@ -992,6 +1097,7 @@ const struct dpif_class dpif_xdp_class = {
     .open = dpif_xdp_open,
     .close = dpif_xdp_close,
     .destroy = dpif_xdp_destroy,
+    .run = dpif_xdp_run,
     .get_stats = dpif_xdp_get_stats,
     .set_features = dpif_xdp_set_features,
     .port_add = dpif_xdp_port_add,

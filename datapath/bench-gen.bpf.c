@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* Copyright (c) 2026 The ovs-xdp authors. */
+
+/* The traffic generator of 'ovs-xdp-bench forward', run only through
+ * BPF_PROG_TEST_RUN with BPF_F_TEST_XDP_LIVE_FRAMES.  In that mode the
+ * kernel builds real frames from the test run's input (a 64-byte UDP
+ * frame made by userspace), runs this program on each and sends every
+ * frame for which it returns XDP_TX out of the device named by the
+ * context's ingress ifindex, the generator's end of a veth pair.
+ *
+ * The program spreads the stream over 'n_flows' 5-tuples by writing the
+ * UDP source port from a frame counter: 'sport_base' + n % 'n_flows'.
+ * The UDP checksum is zero (none, as IPv4 allows), so the rewrite needs
+ * no fixup.  The counter also tells userspace how many frames were
+ * offered: one thread runs the program, on one CPU, so a plain increment
+ * of a global is exact. */
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+/* The number of distinct UDP source ports, at least 1, and the first. */
+const volatile __u32 n_flows = 1;
+const volatile __u16 sport_base = 1024;
+
+/* Frames offered so far (read by userspace through the mmapped .bss). */
+__u64 n_sent = 0;
+
+SEC("xdp")
+int
+bench_gen(struct xdp_md *ctx)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    struct ethhdr *eth = data;
+    struct iphdr *ip = (struct iphdr *) (eth + 1);
+    struct udphdr *udp = (struct udphdr *) (ip + 1);
+    __u64 seq = n_sent++;
+
+    if ((void *) (udp + 1) > data_end) {
+        return XDP_ABORTED;
+    }
+    if (n_flows > 1) {
+        udp->source = bpf_htons(sport_base + (__u32) seq % n_flows);
+    }
+    return XDP_TX;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,273 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Pinning a datapath's maps and links in bpffs.
+ *
+ * Protocol
+ * ========
+ *
+ * Datapath D keeps, under <root>/D/ (root: XDP_DP_PIN_ROOT, or
+ * $OVS_XDP_PIN_ROOT, so that tests and sandboxes never meet the system's
+ * datapath):
+ *
+ *     xdp_dp_layout       one 'struct xdp_dp_layout' entry (xdp-dp.h)
+ *     xdp_dp_<name>       every map of datapath/xdp-dp-maps.h that holds
+ *                         state: ports, masks, subtables (through the
+ *                         array of maps), statistics, flow metadata
+ *     links/<ifindex>     the BPF link that attaches the program to a port
+ *
+ * The per-CPU upcall rings and the scratch map are not pinned: they belong
+ * to one process.
+ *
+ * At start, an existing directory is used only if its layout entry matches
+ * this build's exactly (magic, ABI version, sizes and limits); anything
+ * else (no layout entry, another version) is removed whole and rebuilt,
+ * never misread.  libbpf then reuses each pinned map (it checks type, key,
+ * value and size again) or creates and pins it.  The layout entry is
+ * written last, after a successful load, so a directory from a start that
+ * failed half-way has none and is rebuilt.
+ *
+ * 'exit --cleanup' (dpif_delete()) removes the directory; a plain exit
+ * leaves it, and the program keeps forwarding through the pinned links
+ * until the next ovs-vswitchd takes them over. */
+
+#include <config.h>
+
+#include "maps/pin.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/magic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "datapath/xdp-dp.h"
+#include "openvswitch/vlog.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(xdp_pin);
+
+/* The maps that are not pinned: per-process state. */
+static const char *const unpinned_maps[] = {
+    "xdp_dp_upcalls", "xdp_dp_scratch",
+};
+
+static const struct xdp_dp_layout expected_layout = {
+    .magic = XDP_DP_LAYOUT_MAGIC,
+    .abi_version = XDP_DP_ABI_VERSION,
+    .key_size = sizeof(struct xdp_flow_key),
+    .flow_size = sizeof(struct xdp_flow),
+    .stats_size = sizeof(struct xdp_flow_stats),
+    .max_flows = XDP_DP_MAX_FLOWS,
+    .max_masks = XDP_DP_MAX_MASKS,
+    .max_ports = XDP_DP_MAX_PORTS,
+};
+
+const char *
+xdp_pin_root(void)
+{
+    const char *root = getenv("OVS_XDP_PIN_ROOT");
+
+    return root && root[0] ? root : XDP_DP_PIN_ROOT;
+}
+
+char *
+xdp_pin_dir(const char *dp_name)
+{
+    return xasprintf("%s/%s", xdp_pin_root(), dp_name);
+}
+
+char *
+xdp_pin_link_path(const char *dp_name, int ifindex)
+{
+    return xasprintf("%s/%s/links/%d", xdp_pin_root(), dp_name, ifindex);
+}
+
+/* Removes directory 'path' and the pins in it, one level of
+ * subdirectories deep (links/). */
+static void
+remove_dir(const char *path)
+{
+    DIR *dir = opendir(path);
+    struct dirent *de;
+
+    if (!dir) {
+        return;
+    }
+    while ((de = readdir(dir))) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) {
+            continue;
+        }
+        char *sub = xasprintf("%s/%s", path, de->d_name);
+        struct stat st;
+
+        if (!stat(sub, &st) && S_ISDIR(st.st_mode)) {
+            remove_dir(sub);
+        } else if (unlink(sub)) {
+            VLOG_WARN("%s: cannot unpin (%s)", sub, ovs_strerror(errno));
+        }
+        free(sub);
+    }
+    closedir(dir);
+    rmdir(path);
+}
+
+void
+xdp_pin_remove(const char *dp_name)
+{
+    char *dir = xdp_pin_dir(dp_name);
+
+    remove_dir(dir);
+    free(dir);
+}
+
+static bool
+is_bpffs(const char *path)
+{
+    struct statfs st;
+
+    return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
+/* Does the pinned layout entry in 'dir' match ours? */
+static bool
+layout_matches(const char *dir)
+{
+    char *path = xasprintf("%s/xdp_dp_layout", dir);
+    struct xdp_dp_layout layout;
+    uint32_t zero = 0;
+    bool match = false;
+    int fd = bpf_obj_get(path);
+
+    if (fd >= 0) {
+        match = (!bpf_map_lookup_elem(fd, &zero, &layout)
+                 && !memcmp(&layout, &expected_layout, sizeof layout));
+        close(fd);
+    }
+    free(path);
+    return match;
+}
+
+/* Prepares 'obj' (opened, not loaded) to pin its maps for datapath
+ * 'dp_name', or to reuse those an earlier ovs-vswitchd pinned.  Stores in
+ * '*reused' whether maps will be reused.  Returns false, with nothing
+ * pinned, if pinning is impossible (no bpffs at the root). */
+bool
+xdp_pin_prepare(const char *dp_name, struct bpf_object *obj, bool *reused)
+{
+    const char *root = xdp_pin_root();
+    char *dir = xdp_pin_dir(dp_name);
+    char *links = xasprintf("%s/links", dir);
+    struct bpf_map *map;
+    bool ok = false;
+
+    *reused = false;
+    if (mkdir(root, 0700) && errno != EEXIST) {
+        VLOG_WARN("%s: cannot create %s (%s): flows will not survive a "
+                  "restart", dp_name, root, ovs_strerror(errno));
+        goto out;
+    }
+    if (!is_bpffs(root)) {
+        VLOG_WARN("%s: %s is not on a BPF file system (mount -t bpf bpf "
+                  "/sys/fs/bpf): flows will not survive a restart",
+                  dp_name, root);
+        goto out;
+    }
+
+    struct stat st;
+    if (!stat(dir, &st)) {
+        if (layout_matches(dir)) {
+            *reused = true;
+        } else {
+            VLOG_WARN("%s: pinned maps in %s have another layout: "
+                      "removing them", dp_name, dir);
+            remove_dir(dir);
+        }
+    }
+    if ((mkdir(dir, 0700) && errno != EEXIST)
+        || (mkdir(links, 0700) && errno != EEXIST)) {
+        VLOG_WARN("%s: cannot create %s (%s): flows will not survive a "
+                  "restart", dp_name, dir, ovs_strerror(errno));
+        goto out;
+    }
+
+    bpf_object__for_each_map (map, obj) {
+        const char *name = bpf_map__name(map);
+        bool pin = name[0] != '.';
+
+        for (size_t i = 0; i < ARRAY_SIZE(unpinned_maps); i++) {
+            pin = pin && strcmp(name, unpinned_maps[i]);
+        }
+        if (pin) {
+            char *path = xasprintf("%s/%s", dir, name);
+
+            bpf_map__set_pin_path(map, path);
+            free(path);
+        }
+    }
+    ok = true;
+
+out:
+    free(links);
+    free(dir);
+    return ok;
+}
+
+/* Records our layout in the layout map 'layout_fd' (after a load). */
+int
+xdp_pin_write_layout(int layout_fd)
+{
+    uint32_t zero = 0;
+
+    return (bpf_map_update_elem(layout_fd, &zero, &expected_layout, BPF_ANY)
+            ? errno : 0);
+}
+
+/* Stores in '*ifindexes' the ifindexes of the links pinned for 'dp_name'
+ * and returns their number. */
+int
+xdp_pin_list_links(const char *dp_name, int **ifindexes)
+{
+    char *dir = xasprintf("%s/%s/links", xdp_pin_root(), dp_name);
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    size_t allocated = 0;
+    int n = 0;
+
+    *ifindexes = NULL;
+    while (d && (de = readdir(d))) {
+        int ifindex = atoi(de->d_name);
+
+        if (ifindex > 0) {
+            if (n >= allocated) {
+                *ifindexes = x2nrealloc(*ifindexes, &allocated,
+                                        sizeof **ifindexes);
+            }
+            (*ifindexes)[n++] = ifindex;
+        }
+    }
+    if (d) {
+        closedir(d);
+    }
+    free(dir);
+    return n;
+}
