@@ -13,7 +13,10 @@ datapath_bpf_headers = \
 
 datapath_bpf_sources = \
 	datapath/xdp-dp.bpf.c \
-	datapath/xdp-parse-test.bpf.c
+	datapath/xdp-parse-test.bpf.c \
+	datapath/bench-gen.bpf.c \
+	datapath/bench-redirect.bpf.c \
+	datapath/bench-sink.bpf.c
 
 EXTRA_DIST += $(datapath_bpf_sources) $(datapath_bpf_headers)
 

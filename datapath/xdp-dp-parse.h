@@ -286,6 +286,12 @@ xdp_parse_is_ipv6_ext__(__u8 nw_proto)
             || nw_proto == IPPROTO_FRAGMENT);
 }
 
+/* How many VLAN tags to pull, as OVS's 'flow_vlan_limit' (the
+ * other_config:vlan-limit of the Open_vSwitch table, 1 by default):
+ * ovs-vswitchd keeps it equal to its own, through the skeleton's global
+ * data, so that keys agree with flow_extract()'s. */
+__u32 xdp_parse_vlan_limit = 2;
+
 /* OVS's parse_vlan() and parse_ethertype(): pulls up to two VLAN tags and
  * the Ethertype, and an LLC/SNAP header if there is one, and returns the
  * Ethertype.  The caller has checked for a whole Ethernet header and
@@ -297,11 +303,14 @@ xdp_parse_l2__(struct xdp_parse_cursor *c, struct xdp_flow_key *key)
     const __be16 *type;
     __be16 eth_type;
 
-    /* A tag is taken only if the Ethertype after it is there too. */
-#pragma unroll
+    /* A tag is taken only if the Ethertype after it is there too.  (Not
+     * unrolled: the bound depends on xdp_parse_vlan_limit.) */
     for (int i = 0; i < 2; i++) {
         const struct xdp_parse_vlan *vlan;
 
+        if (i >= xdp_parse_vlan_limit) {
+            break;
+        }
         vlan = xdp_parse_peek__(c, sizeof *vlan);
         if (!vlan || !xdp_parse_eth_type_vlan__(vlan->tpid)) {
             break;

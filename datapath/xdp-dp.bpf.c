@@ -439,8 +439,15 @@ xdp_dp_main(struct xdp_md *ctx)
         return XDP_PASS;
     }
 
-    xdp_parse(ctx, &key);
+    struct xdp_parse_info info;
+    xdp_parse_frame(ctx, &key, &info);
     key.in_port = *port_no;
+    if (info.flags & XDP_PARSE_F_INCOMPLETE) {
+        /* The key is not what flow_extract() would make: no megaflow may
+         * match it.  ovs-vswitchd handles the packet. */
+        COUNT(n_missed, 1);
+        return upcall(ctx, XDP_DP_UPCALL_MISS, key.in_port, 0);
+    }
 
     flow = classify(&key, &n_visited);
     if (!flow) {

@@ -30,7 +30,7 @@
  *     links/<ifindex>     the BPF link that attaches the program to a port
  *
  * The per-CPU upcall rings and the scratch map are not pinned: they belong
- * to one process.
+ * to one process; nor is the devmap (see 'unpinned_maps').
  *
  * At start, an existing directory is used only if its layout entry matches
  * this build's exactly (magic, ABI version, sizes and limits); anything
@@ -66,9 +66,13 @@
 
 VLOG_DEFINE_THIS_MODULE(xdp_pin);
 
-/* The maps that are not pinned: per-process state. */
+/* The maps that are not pinned: per-process state, and the devmap, which
+ * the kernel marks BPF_F_RDONLY_PROG while refusing that flag at creation,
+ * so that libbpf never finds a pinned devmap compatible.  Each port writes
+ * its devmap entry again when it is added back, before its link takes the
+ * new program. */
 static const char *const unpinned_maps[] = {
-    "xdp_dp_upcalls", "xdp_dp_scratch",
+    "xdp_dp_upcalls", "xdp_dp_scratch", "xdp_dp_tx_ports",
 };
 
 static const struct xdp_dp_layout expected_layout = {
@@ -212,7 +216,9 @@ xdp_pin_prepare(const char *dp_name, struct bpf_object *obj, bool *reused)
 
     bpf_object__for_each_map (map, obj) {
         const char *name = bpf_map__name(map);
-        bool pin = name[0] != '.';
+        /* Not the global data maps ("xdp_dp.data" and such), which each
+         * process sets up for itself. */
+        bool pin = !strchr(name, '.');
 
         for (size_t i = 0; i < ARRAY_SIZE(unpinned_maps); i++) {
             pin = pin && strcmp(name, unpinned_maps[i]);

@@ -32,6 +32,7 @@
 #include "dpif-xdp.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@
 
 #include "datapath/xdp-dp.skel.h"
 #include "dpif-provider.h"
+#include "flow.h"
 #include "dpif-xdp-private.h"
 #include "hash.h"
 #include "netdev.h"
@@ -104,6 +106,13 @@ libbpf_print(enum libbpf_print_level level, const char *format, va_list args)
     enum vlog_level vlevel = (level == LIBBPF_WARN ? VLL_WARN
                               : level == LIBBPF_INFO ? VLL_INFO : VLL_DBG);
 
+    /* bpf_tc_hook_create() on a device that already has a clsact qdisc (as
+     * after a restart) fails with EEXIST, which xdp-attach.c expects, but
+     * libbpf still passes on the kernel's complaint. */
+    if (level == LIBBPF_WARN && strstr(format, "Kernel error message")) {
+        vlevel = VLL_DBG;
+    }
+
     if (vlog_is_enabled(&this_module, vlevel)) {
         char *s = xvasprintf(format, args);
         size_t len = strlen(s);
@@ -111,7 +120,7 @@ libbpf_print(enum libbpf_print_level level, const char *format, va_list args)
         if (len && s[len - 1] == '\n') {
             s[len - 1] = '\0';
         }
-        vlog(&this_module, vlevel, "libbpf: %s", s);
+        vlog(&this_module, vlevel, "%s", s);
         free(s);
     }
     return 0;
@@ -308,12 +317,18 @@ dp_xdp_load(struct dp_xdp *dp)
     return error;
 }
 
-/* Removes the links that an earlier ovs-vswitchd pinned for ports that
- * nobody has added back since the restart. */
+/* Keeps the program's VLAN limit equal to ovs-vswitchd's, and removes the
+ * links that an earlier ovs-vswitchd pinned for ports that nobody has
+ * added back since the restart. */
 static bool
 dpif_xdp_run(struct dpif *dpif)
 {
     struct dp_xdp *dp = get_dp_xdp(dpif);
+
+    /* The program pulls as many VLAN tags as flow_extract() does. */
+    if (dp->skel->data->xdp_parse_vlan_limit != flow_vlan_limit) {
+        dp->skel->data->xdp_parse_vlan_limit = flow_vlan_limit;
+    }
 
     ovs_mutex_lock(&dp->port_mutex);
     if (dp->n_stale_links && time_msec() >= dp->stale_deadline) {
@@ -378,6 +393,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
         goto error;
     }
     dp->xdp_prog_fd = bpf_program__fd(dp->skel->progs.xdp_dp_main);
+    dp->skel->data->xdp_parse_vlan_limit = flow_vlan_limit;
     dp->tc_prog_fd = bpf_program__fd(dp->skel->progs.xdp_dp_tc);
 
     error = xdp_flow_stats_map_open(
@@ -793,6 +809,39 @@ dp_xdp_port_setup(struct dp_xdp *dp, struct dp_xdp_port *port)
     return attach_port(dp, port);
 }
 
+/* After a restart, returns the port number that 'netdev' had in the earlier
+ * run, if the pinned maps remember one that is free, else ODPP_NONE.  The
+ * flows taken back from the pinned maps name ports by number, so a port
+ * must get its number back. */
+static odp_port_t
+dp_xdp_previous_port_no(struct dp_xdp *dp, const struct netdev *netdev)
+    OVS_REQUIRES(dp->port_mutex)
+{
+    uint32_t ifindex, port_no;
+
+    if (!dp->reused) {
+        return ODPP_NONE;
+    }
+    if (!strcmp(netdev_get_type(netdev), "internal")) {
+        char peer[INTERNAL_PORT_PEER_NAME_LEN];
+
+        internal_port_peer_name(netdev_get_name(netdev), peer);
+        ifindex = if_nametoindex(peer);
+    } else {
+        int error = netdev_get_ifindex(netdev);
+
+        ifindex = error > 0 ? error : 0;
+    }
+    if (!ifindex
+        || bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
+                               &ifindex, &port_no)
+        || !port_no || port_no >= DP_XDP_MAX_PORTS
+        || dp_xdp_lookup_port(dp, u32_to_odp(port_no))) {
+        return ODPP_NONE;
+    }
+    return u32_to_odp(port_no);
+}
+
 static int
 dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
                   odp_port_t *port_nop)
@@ -820,7 +869,10 @@ dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
             goto out;
         }
     } else {
-        port_no = dp_xdp_choose_port(dp);
+        port_no = dp_xdp_previous_port_no(dp, netdev);
+        if (port_no == ODPP_NONE) {
+            port_no = dp_xdp_choose_port(dp);
+        }
         if (port_no == ODPP_NONE) {
             error = EFBIG;
             goto out;

@@ -23,6 +23,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/xdp-macros.at \
 	tests/system-xdp-macros.at \
 	tests/system-bpf.at \
+	tests/system-bench.at \
 	tests/system-parse.at \
 	tests/system-dpif-xdp.at
 

@@ -5,6 +5,8 @@ bin_PROGRAMS += utilities/ovs-xdp-bench
 utilities_ovs_xdp_bench_SOURCES = \
 	utilities/ovs-xdp-bench.c \
 	utilities/ovs-xdp-bench.h \
+	utilities/bench-common.c \
+	utilities/bench-common.h \
 	utilities/bench-forward.c \
 	utilities/bench-latency.c \
 	utilities/bench-stats.c

@@ -1,10 +1,1328 @@
-/* Placeholder while the 'forward' mode is written. */
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* ovs-xdp-bench forward: packets per second through a switch.
+ *
+ * Topology, built for the run and removed at its end (also on failure or
+ * Ctrl-C): two network namespaces, a generator's and a sink's, each joined
+ * to the root namespace by a veth pair.  The switch under test takes the
+ * two root-side ends, oxbgPID and oxbsPID, as its ports.
+ *
+ *     [gen ns] veth0 ==== oxbgPID  (switch)  oxbsPID ==== veth0 [sink ns]
+ *
+ * The generator, a thread pinned to one CPU inside the generator's
+ * namespace, runs datapath/bench-gen.bpf.c with BPF_PROG_TEST_RUN and
+ * BPF_F_TEST_XDP_LIVE_FRAMES, 'repeat' frames per call, in a loop: the
+ * kernel turns each run that returns XDP_TX into a real 64-byte UDP frame
+ * sent out of veth0, so one core offers several million frames a second.
+ * The frames spread over --flows UDP source ports.  The sink,
+ * datapath/bench-sink.bpf.c attached to the sink's veth0, counts the
+ * stream's frames in a per-CPU array and drops them: the count is what
+ * crossed the switch.
+ *
+ * XDP can only send into a veth whose receiving end has NAPI, so GRO is
+ * turned on on both switch-side ends, as a real NIC's receive path would
+ * have it; switches built on XDP have NAPI there anyway.
+ *
+ * Each run measures every selected switch in turn, the same way, so that
+ * the switches alternate (A B C A B C ...) and slow drifts of a shared
+ * machine spread over all of them: set the switch up, send a few learning
+ * frames from the sink's side (so that MAC-learning switches know where
+ * the sink is), start the generator, let it warm up (flow setup, MAC
+ * learning), then count for --duration seconds the frames at the sink, the
+ * frames offered and the busy time of all CPUs from /proc/stat, stop the
+ * generator and take the switch down.  A switch that cannot be set up is
+ * reported as skipped, with the reason.
+ *
+ * The result per switch is the median of its runs' rates at the sink, the
+ * spread (min-max), the CPU seconds spent per million frames delivered
+ * (over all CPUs, the generator's included: it is the same for every
+ * switch) and the ratios to the floor and to ovs-xdp. */
+
 #include <config.h>
-#include "utilities/ovs-xdp-bench.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "command-line.h"
+#include "csum.h"
+#include "fatal-signal.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/json.h"
+#include "ovs-atomic.h"
+#include "ovs-thread.h"
+#include "packets.h"
+#include "signals.h"
 #include "util.h"
+#include "utilities/bench-common.h"
+#include "utilities/ovs-xdp-bench.h"
+
+#include "datapath/bench-gen.skel.h"
+#include "datapath/bench-redirect.skel.h"
+#include "datapath/bench-sink.skel.h"
+
+/* The frames: 64 bytes of Ethernet, IPv4 and UDP to port FWD_UDP_DPORT,
+ * from FWD_UDP_SPORT_BASE and up. */
+#define FWD_FRAME_SIZE 64
+#define FWD_UDP_DPORT 9
+#define FWD_UDP_SPORT_BASE 1024
+
+/* Frames per BPF_PROG_TEST_RUN call: many seconds' worth.  Each call sets
+ * up and tears down a page pool and waits for an RCU grace period, which
+ * with short calls left the generator's CPU idle half of the time here;
+ * the generator is stopped by interrupting the call with a signal. */
+#define FWD_REPEAT (1u << 26)
+
+/* The signal that interrupts the generator's BPF_PROG_TEST_RUN call. */
+#define FWD_GENERATOR_SIGNAL SIGUSR1
+
+/* Debian's own ovs-vswitchd (openvswitch-switch), with AF_XDP support. */
+#define FWD_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
+
+/* What kind of switch a 'struct fwd_switch' is. */
+enum fwd_kind {
+    FWD_FLOOR,                  /* bench-redirect.bpf.c between the ends. */
+    FWD_OVS_XDP,                /* ovs-vswitchd-xdp, datapath_type=xdp. */
+    FWD_OVS_STOCK,              /* Debian's ovs-vswitchd, netdev. */
+    FWD_LINUX_BRIDGE,           /* The kernel's bridge. */
+};
+
+/* A switch under test. */
+struct fwd_switch {
+    const char *name;           /* For --switches and the table. */
+    const char *description;    /* One line for the table's legend. */
+    enum fwd_kind kind;
+    const char *port_type;      /* FWD_OVS_STOCK: Interface type, NULL for
+                                 * system ports. */
+    bool normal;                /* FWD_OVS_*: actions=normal instead of
+                                 * in_port=A,actions=B. */
+};
+
+static const struct fwd_switch fwd_switches[] = {
+    { "floor", "bare XDP program, bpf_redirect() to the sink's veth",
+      FWD_FLOOR, NULL, false },
+    { "ovs-xdp", "ovs-vswitchd-xdp, datapath_type=xdp, in_port=A,actions=B",
+      FWD_OVS_XDP, NULL, false },
+    { "ovs-xdp-normal", "ovs-vswitchd-xdp, datapath_type=xdp, actions=normal",
+      FWD_OVS_XDP, NULL, true },
+    { "ovs-afxdp", "Debian ovs-vswitchd, datapath_type=netdev, type=afxdp "
+      "ports, in_port=A,actions=B", FWD_OVS_STOCK, "afxdp", false },
+    { "ovs-system", "Debian ovs-vswitchd, datapath_type=netdev, system "
+      "ports, in_port=A,actions=B", FWD_OVS_STOCK, NULL, false },
+    { "linux-bridge", "Linux bridge (ip link add type bridge)",
+      FWD_LINUX_BRIDGE, NULL, false },
+};
+#define FWD_N_SWITCHES ARRAY_SIZE(fwd_switches)
+
+/* Indexes of the switches that others are compared to. */
+#define FWD_FLOOR_IDX 0
+#define FWD_OVS_XDP_IDX 1
+
+/* The results of one switch. */
+struct fwd_result {
+    bool selected;              /* Chosen by --switches. */
+    char *skipped;              /* Why it was not (fully) measured, or
+                                 * NULL. */
+    char *note;                 /* What the legend should add, or NULL. */
+    size_t n;                   /* Number of runs measured. */
+    double *pps;                /* Frames per second at the sink, per run. */
+    double *offered;            /* Frames per second offered, per run. */
+    double *cpu;                /* CPU seconds per million frames, per run. */
+    unsigned long long *frames; /* Frames at the sink, per run. */
+};
+
+/* The generator thread.  'stop' is written by the main thread and read by
+ * the generator, 'exited' the other way round; 'error' and 'what' are
+ * written by the generator and read by the main thread only after joining
+ * it. */
+struct fwd_generator {
+    pthread_t thread;           /* Valid while 'running'. */
+    bool running;               /* Thread started and not yet joined. */
+    atomic_bool stop;           /* Set to ask the thread to end. */
+    atomic_bool exited;         /* Set by the thread as it ends. */
+    int error;                  /* Positive errno value if it failed. */
+    const char *what;           /* What failed, if 'error'. */
+
+    /* Set before starting, constant while it runs. */
+    int prog_fd;                /* bench_gen program. */
+    const char *ns;             /* Namespace of the generator's veth end. */
+    const char *ifname;         /* The end, inside 'ns'. */
+    int cpu;                    /* CPU to run on. */
+    unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
+    const uint8_t *frame;       /* The frame to send, FWD_FRAME_SIZE
+                                 * bytes. */
+};
+
+/* Options. */
+struct fwd_options {
+    double duration;            /* Seconds measured per run. */
+    double warmup;              /* Seconds of traffic before measuring. */
+    int runs;                   /* Runs per switch. */
+    unsigned int n_flows;       /* Distinct UDP source ports. */
+    int cpu;                    /* Generator's CPU. */
+    unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
+    char *json_file;            /* --json, or NULL. */
+    char *plot_file;            /* --plot, or NULL. */
+    char *vswitchd_xdp;         /* ovs-vswitchd-xdp, or NULL if none. */
+    char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
+};
+
+/* The whole benchmark, reachable from the cleanup hook. */
+struct fwd {
+    struct fwd_options opts;
+    struct fwd_result results[FWD_N_SWITCHES];
+
+    struct bench_pair gen;      /* Generator's veth pair. */
+    struct bench_pair sink;     /* Sink's veth pair. */
+    char *ovs_bridge;           /* Name of the OVS bridges. */
+    char *linux_bridge;         /* Name of the Linux bridge. */
+    struct bench_ovs ovs_xdp;   /* Private ovs-vswitchd-xdp. */
+    struct bench_ovs ovs_stock; /* Private Debian ovs-vswitchd. */
+
+    struct bench_gen *gen_skel;
+    struct bench_sink *sink_skel;
+    struct bench_redirect *redirect_skel;
+    struct bpf_link *sink_link;     /* Sink program on the sink's veth0. */
+    struct bpf_link *floor_link;    /* Floor program, while set up. */
+
+    struct fwd_generator generator;
+    const struct fwd_switch *active;    /* Switch set up now, or NULL. */
+    uint8_t frame[FWD_FRAME_SIZE];      /* The stream's frame. */
+};
+
+/* Addresses of the two namespaces' veth ends ("oxb" in the middle). */
+static const struct eth_addr fwd_gen_mac = ETH_ADDR_C(02,6f,78,62,00,01);
+static const struct eth_addr fwd_sink_mac = ETH_ADDR_C(02,6f,78,62,00,02);
+
+static void
+fwd_usage(void)
+{
+    printf("\
+%s forward: packets per second through ovs-xdp and the alternatives\n\
+usage: %s forward [OPTION]...\n\
+\n\
+Sends a stream of 64-byte UDP frames (BPF_PROG_TEST_RUN live frames, one\n\
+CPU) through each switch in turn, between two network namespaces, and\n\
+counts them with XDP at the far end.  Needs root.\n\
+\n\
+Options:\n\
+  --duration=SECONDS     measure each run this long (default 5)\n\
+  --warmup=SECONDS       traffic before measuring (default 1)\n\
+  --runs=N               runs per switch, alternating (default 3)\n\
+  --flows=N              spread frames over N UDP source ports (default 1)\n\
+  --switches=LIST        comma-separated, from: floor, ovs-xdp,\n\
+                         ovs-xdp-normal, ovs-afxdp, ovs-system,\n\
+                         linux-bridge (default: all)\n\
+  --cpu=N                run the generator on CPU N (default: the last)\n\
+  --batch-size=N         frames per live-frames batch (default 64)\n\
+  --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
+                         or from $PATH)\n\
+  --vswitchd=PATH        stock ovs-vswitchd (default %s)\n\
+  --json=FILE            also write the results to FILE\n\
+  --plot=FILE.png        draw a bar chart with gnuplot, if installed\n\
+  -h, --help             display this help message\n",
+           program_name, program_name, FWD_STOCK_VSWITCHD);
+}
+
+/* Returns the highest CPU that this process may run on. */
+static int
+fwd_default_cpu(void)
+{
+    cpu_set_t set;
+    int cpu = 0;
+
+    if (!sched_getaffinity(0, sizeof set, &set)) {
+        for (int i = 0; i < CPU_SETSIZE; i++) {
+            if (CPU_ISSET(i, &set)) {
+                cpu = i;
+            }
+        }
+    }
+    return cpu;
+}
+
+/* Returns other_config:pmd-cpu-mask for Debian's ovs-vswitchd: every CPU
+ * this process may use but 'gen_cpu', so that a polling thread (afxdp)
+ * does not share the generator's CPU.  Returns NULL if 'gen_cpu' is the
+ * only one.  The caller frees the result. */
+static char *
+fwd_pmd_cpu_mask(int gen_cpu)
+{
+    unsigned long long mask = 0;
+    cpu_set_t set;
+
+    if (sched_getaffinity(0, sizeof set, &set)) {
+        return NULL;
+    }
+    for (int i = 0; i < 64; i++) {
+        if (CPU_ISSET(i, &set) && i != gen_cpu) {
+            mask |= 1ULL << i;
+        }
+    }
+    return mask ? xasprintf("pmd-cpu-mask=0x%llx", mask) : NULL;
+}
+
+static void
+fwd_parse_switches(struct fwd *fwd, const char *list)
+{
+    char *copy = xstrdup(list);
+    char *name, *save_ptr = NULL;
+
+    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+        fwd->results[i].selected = false;
+    }
+    for (name = strtok_r(copy, ",", &save_ptr); name;
+         name = strtok_r(NULL, ",", &save_ptr)) {
+        size_t i;
+
+        for (i = 0; i < FWD_N_SWITCHES; i++) {
+            if (!strcmp(name, fwd_switches[i].name)) {
+                fwd->results[i].selected = true;
+                break;
+            }
+        }
+        if (i >= FWD_N_SWITCHES) {
+            ovs_fatal(0, "--switches: unknown switch \"%s\" (use --help)",
+                      name);
+        }
+    }
+    free(copy);
+}
+
+static double
+fwd_parse_seconds(const char *option, const char *arg)
+{
+    char *end;
+    double value = strtod(arg, &end);
+
+    if (*end || !(value > 0) || value > 3600) {
+        ovs_fatal(0, "%s: \"%s\" is not a number of seconds", option, arg);
+    }
+    return value;
+}
+
+static unsigned int
+fwd_parse_count(const char *option, const char *arg, unsigned int max)
+{
+    char *end;
+    unsigned long value = strtoul(arg, &end, 10);
+
+    if (*end || !*arg || !value || value > max) {
+        ovs_fatal(0, "%s: \"%s\" is not a number from 1 to %u",
+                  option, arg, max);
+    }
+    return value;
+}
+
+static void
+fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
+{
+    enum {
+        OPT_DURATION = UCHAR_MAX + 1,
+        OPT_WARMUP,
+        OPT_RUNS,
+        OPT_FLOWS,
+        OPT_SWITCHES,
+        OPT_CPU,
+        OPT_BATCH_SIZE,
+        OPT_VSWITCHD_XDP,
+        OPT_VSWITCHD,
+        OPT_JSON,
+        OPT_PLOT,
+    };
+    static const struct option long_options[] = {
+        {"duration", required_argument, NULL, OPT_DURATION},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"runs", required_argument, NULL, OPT_RUNS},
+        {"flows", required_argument, NULL, OPT_FLOWS},
+        {"switches", required_argument, NULL, OPT_SWITCHES},
+        {"cpu", required_argument, NULL, OPT_CPU},
+        {"batch-size", required_argument, NULL, OPT_BATCH_SIZE},
+        {"vswitchd-xdp", required_argument, NULL, OPT_VSWITCHD_XDP},
+        {"vswitchd", required_argument, NULL, OPT_VSWITCHD},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    char *short_options = ovs_cmdl_long_options_to_short_options(long_options);
+    struct fwd_options *opts = &fwd->opts;
+    bool cpu_set = false;
+
+    opts->duration = 5;
+    opts->warmup = 1;
+    opts->runs = 3;
+    opts->n_flows = 1;
+    opts->batch_size = 64;
+    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+        fwd->results[i].selected = true;
+    }
+
+    for (;;) {
+        int c = getopt_long(argc, argv, short_options, long_options, NULL);
+
+        if (c == -1) {
+            break;
+        }
+        switch (c) {
+        case OPT_DURATION:
+            opts->duration = fwd_parse_seconds("--duration", optarg);
+            break;
+        case OPT_WARMUP:
+            opts->warmup = fwd_parse_seconds("--warmup", optarg);
+            break;
+        case OPT_RUNS:
+            opts->runs = fwd_parse_count("--runs", optarg, 100);
+            break;
+        case OPT_FLOWS:
+            opts->n_flows = fwd_parse_count("--flows", optarg, 60000);
+            break;
+        case OPT_SWITCHES:
+            fwd_parse_switches(fwd, optarg);
+            break;
+        case OPT_CPU:
+            if (!str_to_int(optarg, 10, &opts->cpu) || opts->cpu < 0
+                || opts->cpu >= CPU_SETSIZE) {
+                ovs_fatal(0, "--cpu: \"%s\" is not a CPU number", optarg);
+            }
+            cpu_set = true;
+            break;
+        case OPT_BATCH_SIZE:
+            opts->batch_size = fwd_parse_count("--batch-size", optarg, 256);
+            break;
+        case OPT_VSWITCHD_XDP:
+            free(opts->vswitchd_xdp);
+            opts->vswitchd_xdp = xstrdup(optarg);
+            break;
+        case OPT_VSWITCHD:
+            free(opts->vswitchd_stock);
+            opts->vswitchd_stock = xstrdup(optarg);
+            break;
+        case OPT_JSON:
+            free(opts->json_file);
+            opts->json_file = xstrdup(optarg);
+            break;
+        case OPT_PLOT:
+            if (strchr(optarg, '\'')) {
+                ovs_fatal(0, "--plot: file name must not contain '");
+            }
+            free(opts->plot_file);
+            opts->plot_file = xstrdup(optarg);
+            break;
+        case 'h':
+            fwd_usage();
+            exit(EXIT_SUCCESS);
+        case '?':
+            exit(EXIT_FAILURE);
+        default:
+            OVS_NOT_REACHED();
+        }
+    }
+    free(short_options);
+    if (optind < argc) {
+        ovs_fatal(0, "forward: unexpected argument \"%s\" (use --help)",
+                  argv[optind]);
+    }
+
+    if (!cpu_set) {
+        opts->cpu = fwd_default_cpu();
+    }
+    if (!opts->vswitchd_xdp) {
+        opts->vswitchd_xdp = bench_default_vswitchd_xdp();
+    }
+    if (!opts->vswitchd_stock) {
+        opts->vswitchd_stock = xstrdup(FWD_STOCK_VSWITCHD);
+    }
+}
+
+/* Builds the stream's frame in 'fwd->frame': from the generator's veth end
+ * to the sink's, IPv4 from 198.18.0.1 to 198.18.0.2 (the benchmarking
+ * range), UDP from FWD_UDP_SPORT_BASE to FWD_UDP_DPORT without checksum,
+ * zero padding. */
+static void
+fwd_build_frame(struct fwd *fwd)
+{
+    struct eth_header *eth = (struct eth_header *) fwd->frame;
+    struct ip_header *ip = (struct ip_header *) (eth + 1);
+    struct udp_header *udp = (struct udp_header *) (ip + 1);
+    size_t ip_len = FWD_FRAME_SIZE - sizeof *eth;
+
+    memset(fwd->frame, 0, sizeof fwd->frame);
+    eth->eth_dst = fwd_sink_mac;
+    eth->eth_src = fwd_gen_mac;
+    eth->eth_type = htons(ETH_TYPE_IP);
+
+    ip->ip_ihl_ver = IP_IHL_VER(5, IP_VERSION);
+    ip->ip_tot_len = htons(ip_len);
+    ip->ip_frag_off = htons(IP_DONT_FRAGMENT);
+    ip->ip_ttl = 64;
+    ip->ip_proto = IPPROTO_UDP;
+    put_16aligned_be32(&ip->ip_src, htonl(0xc6120001));
+    put_16aligned_be32(&ip->ip_dst, htonl(0xc6120002));
+    ip->ip_csum = csum(ip, sizeof *ip);
+
+    udp->udp_src = htons(FWD_UDP_SPORT_BASE);
+    udp->udp_dst = htons(FWD_UDP_DPORT);
+    udp->udp_len = htons(ip_len - sizeof *ip);
+}
+
+/* Sends a frame from the sink's veth end to the generator's, so that a
+ * switch that learns MAC addresses knows which port leads to the sink. */
+static void
+fwd_send_learning_frame(struct fwd *fwd)
+{
+    uint8_t frame[60];
+    struct eth_header *eth = (struct eth_header *) frame;
+
+    memset(frame, 0, sizeof frame);
+    eth->eth_dst = fwd_gen_mac;
+    eth->eth_src = fwd_sink_mac;
+    eth->eth_type = htons(0x88b5);      /* Local experimental EtherType. */
+    bench_send_frame(fwd->sink.ns, fwd->sink.ns_name, frame, sizeof frame);
+}
+
+/* The generator thread. */
+
+/* Does nothing: FWD_GENERATOR_SIGNAL is only there to interrupt a system
+ * call. */
+static void
+fwd_generator_signal_handler(int sig OVS_UNUSED)
+{
+}
+
+static void fwd_generator_run(struct fwd_generator *);
+
+static void *
+fwd_generator_main(void *gen_)
+{
+    struct fwd_generator *gen = gen_;
+
+    fwd_generator_run(gen);
+    atomic_store_relaxed(&gen->exited, true);
+    return NULL;
+}
+
+static void
+fwd_generator_run(struct fwd_generator *gen)
+{
+    unsigned int ifindex;
+    sigset_t signals;
+    cpu_set_t cpus;
+    int saved_fd;
+
+    /* Signals are the main thread's business, except the one that ends a
+     * BPF_PROG_TEST_RUN call early. */
+    sigfillset(&signals);
+    sigdelset(&signals, FWD_GENERATOR_SIGNAL);
+    pthread_sigmask(SIG_SETMASK, &signals, NULL);
+
+    CPU_ZERO(&cpus);
+    CPU_SET(gen->cpu, &cpus);
+    if (sched_setaffinity(0, sizeof cpus, &cpus)) {
+        gen->error = errno;
+        gen->what = "cannot pin the generator to its CPU";
+        return;
+    }
+
+    /* Stays in the namespace: the thread ends with the run. */
+    gen->error = bench_netns_enter(gen->ns, &saved_fd);
+    if (gen->error) {
+        gen->what = "cannot enter the generator's namespace";
+        return;
+    }
+    if (saved_fd >= 0) {
+        close(saved_fd);
+    }
+    ifindex = if_nametoindex(gen->ifname);
+    if (!ifindex) {
+        gen->error = errno;
+        gen->what = "generator's veth end";
+        return;
+    }
+
+    struct xdp_md ctx = {
+        .data_end = FWD_FRAME_SIZE,
+        .ingress_ifindex = ifindex,
+    };
+    LIBBPF_OPTS(bpf_test_run_opts, opts,
+                .data_in = gen->frame,
+                .data_size_in = FWD_FRAME_SIZE,
+                .ctx_in = &ctx,
+                .ctx_size_in = sizeof ctx,
+                .repeat = FWD_REPEAT,
+                .flags = BPF_F_TEST_XDP_LIVE_FRAMES,
+                .batch_size = gen->batch_size);
+    for (;;) {
+        bool stop;
+        int error;
+
+        atomic_read_relaxed(&gen->stop, &stop);
+        if (stop) {
+            break;
+        }
+        error = bpf_prog_test_run_opts(gen->prog_fd, &opts);
+        if (error && error != -EINTR) {
+            gen->error = -error;
+            gen->what = "BPF_PROG_TEST_RUN with live frames";
+            break;
+        }
+    }
+}
+
+static void
+fwd_generator_start(struct fwd *fwd)
+{
+    struct fwd_generator *gen = &fwd->generator;
+
+    gen->prog_fd = bpf_program__fd(fwd->gen_skel->progs.bench_gen);
+    gen->ns = fwd->gen.ns;
+    gen->ifname = fwd->gen.ns_name;
+    gen->cpu = fwd->opts.cpu;
+    gen->batch_size = fwd->opts.batch_size;
+    gen->frame = fwd->frame;
+    gen->error = 0;
+    gen->what = NULL;
+    atomic_store_relaxed(&gen->stop, false);
+    atomic_store_relaxed(&gen->exited, false);
+    gen->thread = ovs_thread_create("generator", fwd_generator_main, gen);
+    gen->running = true;
+}
+
+/* Stops the generator, if it runs.  Returns 0 if it ran without error,
+ * otherwise a positive errno value after explaining in 'why', if 'why' is
+ * nonnull. */
+static int
+fwd_generator_stop(struct fwd *fwd, struct ds *why)
+{
+    struct fwd_generator *gen = &fwd->generator;
+
+    if (!gen->running) {
+        return 0;
+    }
+    /* The signal may come just before the thread enters the kernel, so
+     * send it until the thread is gone. */
+    atomic_store_relaxed(&gen->stop, true);
+    for (;;) {
+        struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
+        bool exited;
+
+        atomic_read_relaxed(&gen->exited, &exited);
+        if (exited) {
+            break;
+        }
+        pthread_kill(gen->thread, FWD_GENERATOR_SIGNAL);
+        nanosleep(&ts, NULL);
+    }
+    xpthread_join(gen->thread, NULL);
+    gen->running = false;
+    if (gen->error && why) {
+        ds_put_format(why, "generator: %s (%s)", gen->what,
+                      ovs_strerror(gen->error));
+    }
+    return gen->error;
+}
+
+/* Switches: setting up and taking down. */
+
+static struct bench_ovs *
+fwd_switch_ovs(struct fwd *fwd, const struct fwd_switch *sw)
+{
+    return sw->kind == FWD_OVS_XDP ? &fwd->ovs_xdp : &fwd->ovs_stock;
+}
+
+static int
+fwd_floor_setup(struct fwd *fwd, struct ds *why)
+{
+    if (!fwd->redirect_skel) {
+        unsigned int target = if_nametoindex(fwd->sink.root_name);
+        struct bench_redirect *skel = bench_redirect__open();
+
+        if (!skel) {
+            ds_put_format(why, "cannot open the floor program (%s)",
+                          ovs_strerror(errno));
+            return EIO;
+        }
+        skel->rodata->target_ifindex = target;
+        if (bench_redirect__load(skel)) {
+            ds_put_format(why, "cannot load the floor program (%s)",
+                          ovs_strerror(errno));
+            bench_redirect__destroy(skel);
+            return EIO;
+        }
+        fwd->redirect_skel = skel;
+    }
+    fwd->floor_link = bench_xdp_attach(
+        fwd->redirect_skel->progs.bench_redirect, NULL, fwd->gen.root_name,
+        why);
+    return fwd->floor_link ? 0 : EIO;
+}
+
+static int
+fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw, struct ds *why)
+{
+    const char *ports[] = { fwd->gen.root_name, fwd->sink.root_name };
+    char *in_a = xasprintf("in_port=%s,actions=output:%s",
+                           fwd->gen.root_name, fwd->sink.root_name);
+    char *in_b = xasprintf("in_port=%s,actions=output:%s",
+                           fwd->sink.root_name, fwd->gen.root_name);
+    const char *port_flows[] = { in_a, in_b };
+    const char *normal_flows[] = { "actions=normal" };
+    int error;
+
+    error = bench_ovs_add_bridge(
+        fwd_switch_ovs(fwd, sw), fwd->ovs_bridge,
+        sw->kind == FWD_OVS_XDP ? "xdp" : "netdev", sw->port_type,
+        ports, ARRAY_SIZE(ports),
+        sw->normal ? normal_flows : port_flows,
+        sw->normal ? ARRAY_SIZE(normal_flows) : ARRAY_SIZE(port_flows), why);
+    free(in_a);
+    free(in_b);
+    return error;
+}
+
+static int
+fwd_linux_bridge_setup(struct fwd *fwd, struct ds *why)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    int status;
+
+    status = bench_run(&output, "ip link add %s type bridge"
+                       " && ip link set %s master %s"
+                       " && ip link set %s master %s"
+                       " && ip link set %s up",
+                       fwd->linux_bridge,
+                       fwd->gen.root_name, fwd->linux_bridge,
+                       fwd->sink.root_name, fwd->linux_bridge,
+                       fwd->linux_bridge);
+    if (status) {
+        bench_explain(why, "creating the Linux bridge", status, &output);
+    }
+    ds_destroy(&output);
+    return status ? EIO : 0;
+}
+
+/* Takes switch 'sw' down and makes sure that the ports are as before: up,
+ * GRO on, no XDP program attached. */
+static void
+fwd_switch_teardown(struct fwd *fwd, const struct fwd_switch *sw)
+{
+    switch (sw->kind) {
+    case FWD_FLOOR:
+        bpf_link__destroy(fwd->floor_link);
+        fwd->floor_link = NULL;
+        break;
+    case FWD_OVS_XDP:
+    case FWD_OVS_STOCK:
+        bench_ovs_del_bridge(fwd_switch_ovs(fwd, sw), fwd->ovs_bridge);
+        break;
+    case FWD_LINUX_BRIDGE:
+        bench_run(NULL, "ip link del %s", fwd->linux_bridge);
+        break;
+    }
+    bench_xdp_clear(fwd->gen.root_name, sw->name);
+    bench_xdp_clear(fwd->sink.root_name, sw->name);
+    fwd->active = NULL;
+}
+
+/* Sets up switch 'sw' between the two pairs.  Returns 0 if successful,
+ * otherwise a positive errno value after explaining in 'why' and taking
+ * down whatever was set up. */
+static int
+fwd_switch_setup(struct fwd *fwd, const struct fwd_switch *sw,
+                 struct ds *why)
+{
+    const char *ports[] = { fwd->gen.root_name, fwd->sink.root_name };
+    int error = 0;
+
+    for (size_t i = 0; i < ARRAY_SIZE(ports); i++) {
+        bench_run(NULL, "ip link set %s up", ports[i]);
+        error = bench_set_gro(ports[i], true);
+        if (error) {
+            ds_put_format(why, "%s: cannot turn GRO on (%s)", ports[i],
+                          ovs_strerror(error));
+            return error;
+        }
+    }
+
+    fwd->active = sw;
+    switch (sw->kind) {
+    case FWD_FLOOR:
+        error = fwd_floor_setup(fwd, why);
+        break;
+    case FWD_OVS_XDP:
+    case FWD_OVS_STOCK:
+        error = fwd_ovs_setup(fwd, sw, why);
+        break;
+    case FWD_LINUX_BRIDGE:
+        error = fwd_linux_bridge_setup(fwd, why);
+        break;
+    }
+    if (error) {
+        fwd_switch_teardown(fwd, sw);
+    }
+    return error;
+}
+
+/* Returns how ovs-vswitchd-xdp transmits on the sink's port, as
+ * "dispatcher/show" tells ("transmit by skb"), or NULL if it does not say.
+ * The caller frees the result. */
+static char *
+fwd_ovs_xdp_tx_mode(struct fwd *fwd)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    char *port = xasprintf(" %s:", fwd->sink.root_name);
+    char *line, *save_ptr = NULL;
+    char *mode = NULL;
+
+    bench_ovs_run(&fwd->ovs_xdp, &output, "ovs-appctl dispatcher/show");
+    for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line && !mode;
+         line = strtok_r(NULL, "\n", &save_ptr)) {
+        const char *tx = strstr(line, "transmit by ");
+
+        if (strstr(line, port) && tx) {
+            mode = xasprintf("%s on the sink's port (dispatcher/show)", tx);
+        }
+    }
+    free(port);
+    ds_destroy(&output);
+    return mode;
+}
+
+/* Measuring. */
+
+/* Counters at one moment. */
+struct fwd_snapshot {
+    double time;                /* bench_now(). */
+    unsigned long long sink;    /* Stream frames counted by the sink. */
+    unsigned long long sent;    /* Frames offered by the generator. */
+    struct bench_cpu cpu;       /* CPU time of the machine. */
+};
+
+static unsigned long long
+fwd_read_sink(const struct fwd *fwd)
+{
+    int n_cpus = libbpf_num_possible_cpus();
+    uint64_t *values = xcalloc(MAX(n_cpus, 1), sizeof *values);
+    int map_fd = bpf_map__fd(fwd->sink_skel->maps.bench_sink_counts);
+    uint32_t key = BENCH_SINK_STREAM;
+    unsigned long long sum = 0;
+
+    if (bpf_map_lookup_elem(map_fd, &key, values)) {
+        ovs_fatal(errno, "cannot read the sink's counters");
+    }
+    for (int i = 0; i < n_cpus; i++) {
+        sum += values[i];
+    }
+    free(values);
+    return sum;
+}
+
+static void
+fwd_snapshot(const struct fwd *fwd, struct fwd_snapshot *s)
+{
+    s->time = bench_now();
+    s->sink = fwd_read_sink(fwd);
+    s->sent = *(volatile __u64 *) &fwd->gen_skel->bss->n_sent;
+    bench_cpu_sample(&s->cpu);
+}
+
+/* One run of switch number 'idx': sets it up, measures, takes it down and
+ * adds the run to its results.  Returns 0 if successful, otherwise a
+ * positive errno value after explaining in 'why'. */
+static int
+fwd_measure(struct fwd *fwd, size_t idx, struct ds *why)
+{
+    const struct fwd_switch *sw = &fwd_switches[idx];
+    struct fwd_result *r = &fwd->results[idx];
+    struct fwd_snapshot before, after;
+    int error;
+
+    error = fwd_switch_setup(fwd, sw, why);
+    if (error) {
+        return error;
+    }
+    if (sw->kind == FWD_OVS_XDP && !r->note) {
+        r->note = fwd_ovs_xdp_tx_mode(fwd);
+    }
+
+    /* Learning frames before and while the generator starts: the first
+     * may come before the switch listens on its ports. */
+    fwd_send_learning_frame(fwd);
+    fwd_generator_start(fwd);
+    for (int i = 0; i < 5; i++) {
+        bench_sleep(fwd->opts.warmup / 5);
+        fwd_send_learning_frame(fwd);
+    }
+
+    fwd_snapshot(fwd, &before);
+    bench_sleep(fwd->opts.duration);
+    fwd_snapshot(fwd, &after);
+
+    error = fwd_generator_stop(fwd, why);
+    fwd_switch_teardown(fwd, sw);
+    if (error) {
+        return error;
+    }
+
+    double seconds = after.time - before.time;
+    unsigned long long frames = after.sink - before.sink;
+    double busy = bench_cpu_busy_seconds(&before.cpu, &after.cpu);
+
+    r->pps = xrealloc(r->pps, (r->n + 1) * sizeof *r->pps);
+    r->offered = xrealloc(r->offered, (r->n + 1) * sizeof *r->offered);
+    r->cpu = xrealloc(r->cpu, (r->n + 1) * sizeof *r->cpu);
+    r->frames = xrealloc(r->frames, (r->n + 1) * sizeof *r->frames);
+    r->pps[r->n] = frames / seconds;
+    r->offered[r->n] = (after.sent - before.sent) / seconds;
+    r->cpu[r->n] = frames ? busy / (frames / 1e6) : NAN;
+    r->frames[r->n] = frames;
+    r->n++;
+    return 0;
+}
+
+/* Results. */
+
+static double
+fwd_median_pps(const struct fwd *fwd, size_t idx)
+{
+    const struct fwd_result *r = &fwd->results[idx];
+
+    return r->selected && r->n ? bench_median(r->pps, r->n) : 0;
+}
+
+/* Prints "%*.2f" of 'a' / 'b' into 'out', or "-" if 'b' is 0. */
+static void
+fwd_put_ratio(struct ds *out, int width, double a, double b)
+{
+    if (b > 0) {
+        ds_put_format(out, " %*.2f", width, a / b);
+    } else {
+        ds_put_format(out, " %*s", width, "-");
+    }
+}
+
+static void
+fwd_print_table(const struct fwd *fwd)
+{
+    const struct fwd_options *opts = &fwd->opts;
+    double floor_pps = fwd_median_pps(fwd, FWD_FLOOR_IDX);
+    double ovs_xdp_pps = fwd_median_pps(fwd, FWD_OVS_XDP_IDX);
+    struct ds out = DS_EMPTY_INITIALIZER;
+    struct utsname uts;
+
+    uname(&uts);
+    ds_put_format(&out, "ovs-xdp-bench forward: %d-byte UDP frames, "
+                  "%u flow%s, %d run%s of %g s per switch (after %g s "
+                  "warm-up), switches alternating\n",
+                  FWD_FRAME_SIZE, opts->n_flows, opts->n_flows > 1 ? "s" : "",
+                  opts->runs, opts->runs > 1 ? "s" : "", opts->duration,
+                  opts->warmup);
+    ds_put_format(&out, "generator: BPF_PROG_TEST_RUN live frames on CPU %d "
+                  "(batch %u); %ld CPUs online; Linux %s\n\n",
+                  opts->cpu, opts->batch_size, sysconf(_SC_NPROCESSORS_ONLN),
+                  uts.release);
+    ds_put_format(&out, "%-15s %8s %17s %8s %10s %7s %9s\n",
+                  "switch", "Mpps", "min-max", "offered", "CPU s/Mpkt",
+                  "x floor", "x ovs-xdp");
+    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+        const struct fwd_result *r = &fwd->results[i];
+
+        if (!r->selected) {
+            continue;
+        }
+        ds_put_format(&out, "%-15s", fwd_switches[i].name);
+        if (r->n) {
+            double pps = bench_median(r->pps, r->n);
+            double cpu = bench_median(r->cpu, r->n);
+            char *range = xasprintf("%.3f-%.3f", bench_min(r->pps, r->n) / 1e6,
+                                    bench_max(r->pps, r->n) / 1e6);
+
+            ds_put_format(&out, " %8.3f %17s %8.3f", pps / 1e6, range,
+                          bench_median(r->offered, r->n) / 1e6);
+            if (isnan(cpu)) {
+                ds_put_format(&out, " %10s", "-");
+            } else {
+                ds_put_format(&out, " %10.3f", cpu);
+            }
+            fwd_put_ratio(&out, 7, pps, floor_pps);
+            fwd_put_ratio(&out, 9, pps, ovs_xdp_pps);
+            free(range);
+        }
+        if (r->skipped) {
+            ds_put_format(&out, "%sskipped: %s", r->n ? "  " : " ",
+                          r->skipped);
+        }
+        ds_put_char(&out, '\n');
+    }
+
+    ds_put_format(&out, "\nMpps: frames per second counted at the sink, "
+                  "median of the runs (min-max);\noffered: frames per "
+                  "second the generator sent; CPU s/Mpkt: busy CPU seconds\n"
+                  "of all CPUs (/proc/stat, the generator's included) per "
+                  "million frames at the sink.\n");
+    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+        if (fwd->results[i].selected) {
+            ds_put_format(&out, "  %-15s %s\n", fwd_switches[i].name,
+                          fwd_switches[i].description);
+            if (fwd->results[i].note) {
+                ds_put_format(&out, "  %-15s %s\n", "",
+                              fwd->results[i].note);
+            }
+        }
+    }
+
+    FILE *stream = fopen("/proc/sys/net/bridge/bridge-nf-call-iptables",
+                         "re");
+    int nf_call = 0;
+    if (stream) {
+        if (fscanf(stream, "%d", &nf_call) != 1) {
+            nf_call = 0;
+        }
+        fclose(stream);
+    }
+    if (fwd->results[FWD_N_SWITCHES - 1].selected && nf_call) {
+        ds_put_format(&out, "Note: br_netfilter is loaded with "
+                      "net.bridge.bridge-nf-call-iptables=1: bridged IPv4 "
+                      "frames also\ntraverse iptables, which slows the Linux "
+                      "bridge.\n");
+    }
+    fputs(ds_cstr(&out), stdout);
+    fflush(stdout);
+    ds_destroy(&out);
+}
+
+static struct json *
+fwd_json_array(const double *values, size_t n)
+{
+    struct json *array = json_array_create_empty();
+
+    for (size_t i = 0; i < n; i++) {
+        json_array_add(array, isnan(values[i]) ? json_null_create()
+                                               : json_real_create(values[i]));
+    }
+    return array;
+}
+
+static void
+fwd_write_json(const struct fwd *fwd)
+{
+    const struct fwd_options *opts = &fwd->opts;
+    double floor_pps = fwd_median_pps(fwd, FWD_FLOOR_IDX);
+    double ovs_xdp_pps = fwd_median_pps(fwd, FWD_OVS_XDP_IDX);
+    struct json *top = json_object_create();
+    struct json *switches = json_array_create_empty();
+    struct utsname uts;
+
+    uname(&uts);
+    json_object_put_string(top, "mode", "forward");
+    json_object_put(top, "frame_size", json_integer_create(FWD_FRAME_SIZE));
+    json_object_put(top, "flows", json_integer_create(opts->n_flows));
+    json_object_put(top, "duration", json_real_create(opts->duration));
+    json_object_put(top, "warmup", json_real_create(opts->warmup));
+    json_object_put(top, "runs", json_integer_create(opts->runs));
+    json_object_put(top, "generator_cpu", json_integer_create(opts->cpu));
+    json_object_put(top, "batch_size",
+                    json_integer_create(opts->batch_size));
+    json_object_put(top, "cpus",
+                    json_integer_create(sysconf(_SC_NPROCESSORS_ONLN)));
+    json_object_put_string(top, "kernel", uts.release);
+
+    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+        const struct fwd_result *r = &fwd->results[i];
+        struct json *sw;
+
+        if (!r->selected) {
+            continue;
+        }
+        sw = json_object_create();
+        json_object_put_string(sw, "name", fwd_switches[i].name);
+        json_object_put_string(sw, "description",
+                               fwd_switches[i].description);
+        json_object_put(sw, "skipped", r->skipped
+                        ? json_string_create(r->skipped)
+                        : json_null_create());
+        json_object_put(sw, "pps", fwd_json_array(r->pps, r->n));
+        json_object_put(sw, "offered_pps", fwd_json_array(r->offered, r->n));
+        json_object_put(sw, "cpu_s_per_mpkt", fwd_json_array(r->cpu, r->n));
+
+        struct json *frames = json_array_create_empty();
+        for (size_t j = 0; j < r->n; j++) {
+            json_array_add(frames, json_integer_create(r->frames[j]));
+        }
+        json_object_put(sw, "sink_frames", frames);
+
+        if (r->n) {
+            double pps = bench_median(r->pps, r->n);
+            double cpu = bench_median(r->cpu, r->n);
+
+            json_object_put(sw, "pps_median", json_real_create(pps));
+            json_object_put(sw, "pps_min",
+                            json_real_create(bench_min(r->pps, r->n)));
+            json_object_put(sw, "pps_max",
+                            json_real_create(bench_max(r->pps, r->n)));
+            json_object_put(sw, "cpu_s_per_mpkt_median", isnan(cpu)
+                            ? json_null_create() : json_real_create(cpu));
+            json_object_put(sw, "ratio_to_floor", floor_pps > 0
+                            ? json_real_create(pps / floor_pps)
+                            : json_null_create());
+            json_object_put(sw, "ratio_to_ovs_xdp", ovs_xdp_pps > 0
+                            ? json_real_create(pps / ovs_xdp_pps)
+                            : json_null_create());
+        }
+        json_array_add(switches, sw);
+    }
+    json_object_put(top, "switches", switches);
+
+    char *s = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
+    FILE *stream = fopen(opts->json_file, "w");
+    if (!stream || fprintf(stream, "%s\n", s) < 0 || fclose(stream)) {
+        ovs_error(errno, "%s: cannot write results", opts->json_file);
+    }
+    free(s);
+    json_destroy(top);
+}
+
+/* Draws the medians and spreads as a bar chart in --plot's file, with
+ * gnuplot, or says why not. */
+static void
+fwd_plot(const struct fwd *fwd)
+{
+    const char *file = fwd->opts.plot_file;
+    char *gnuplot = bench_find_program("gnuplot");
+    char dir_template[] = "/tmp/" BENCH_PREFIX "-plot.XXXXXX";
+    struct ds output = DS_EMPTY_INITIALIZER;
+    char *data, *script;
+    FILE *stream;
+    int status;
+
+    if (!gnuplot) {
+        ovs_error(0, "--plot: gnuplot is not installed (Debian package "
+                  "gnuplot-nox), so %s was not drawn", file);
+        return;
+    }
+    if (!mkdtemp(dir_template)) {
+        ovs_error(errno, "--plot: cannot create a temporary directory");
+        free(gnuplot);
+        return;
+    }
+    data = xasprintf("%s/data", dir_template);
+    script = xasprintf("%s/plot.gp", dir_template);
+
+    stream = fopen(data, "w");
+    if (stream) {
+        for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+            const struct fwd_result *r = &fwd->results[i];
+
+            if (r->selected && r->n) {
+                fprintf(stream, "%s %.4f %.4f %.4f\n", fwd_switches[i].name,
+                        bench_median(r->pps, r->n) / 1e6,
+                        bench_min(r->pps, r->n) / 1e6,
+                        bench_max(r->pps, r->n) / 1e6);
+            }
+        }
+        fclose(stream);
+    }
+    stream = fopen(script, "w");
+    if (stream) {
+        fprintf(stream,
+                "set terminal png size 900,520\n"
+                "set output '%s'\n"
+                "set title 'ovs-xdp-bench forward: %d-byte frames, %u "
+                "flow(s), median and min-max of %d run(s)'\n"
+                "set ylabel 'Mpps at the sink'\n"
+                "set yrange [0:*]\n"
+                "set style data histograms\n"
+                "set style histogram errorbars gap 1 lw 1\n"
+                "set style fill solid 0.6 border -1\n"
+                "set boxwidth 0.8\n"
+                "set xtics rotate by -25\n"
+                "unset key\n"
+                "plot '%s' using 2:3:4:xtic(1) linecolor rgb '#3366aa'\n",
+                file, FWD_FRAME_SIZE, fwd->opts.n_flows, fwd->opts.runs,
+                data);
+        fclose(stream);
+    }
+    status = bench_run(&output, "'%s' '%s'", gnuplot, script);
+    if (status) {
+        struct ds why = DS_EMPTY_INITIALIZER;
+
+        bench_explain(&why, "gnuplot", status, &output);
+        ovs_error(0, "--plot: %s", ds_cstr(&why));
+        ds_destroy(&why);
+    } else {
+        fprintf(stderr, "%s: chart written to %s\n", program_name, file);
+    }
+    bench_run(NULL, "rm -rf %s", dir_template);
+    ds_destroy(&output);
+    free(data);
+    free(script);
+    free(gnuplot);
+}
+
+/* Setup and cleanup of the whole benchmark. */
+
+/* Removes everything the benchmark built.  Runs at exit and on fatal
+ * signals (fatal_signal_add_hook()), and is safe to run more than once. */
+static void
+fwd_cleanup(void *fwd_)
+{
+    struct fwd *fwd = fwd_;
+
+    fwd_generator_stop(fwd, NULL);
+    if (fwd->active) {
+        fwd_switch_teardown(fwd, fwd->active);
+    }
+    bench_ovs_destroy(&fwd->ovs_xdp);
+    bench_ovs_destroy(&fwd->ovs_stock);
+    bpf_link__destroy(fwd->floor_link);
+    fwd->floor_link = NULL;
+    bpf_link__destroy(fwd->sink_link);
+    fwd->sink_link = NULL;
+    bench_pair_destroy(&fwd->gen);
+    bench_pair_destroy(&fwd->sink);
+    bench_gen__destroy(fwd->gen_skel);
+    fwd->gen_skel = NULL;
+    bench_sink__destroy(fwd->sink_skel);
+    fwd->sink_skel = NULL;
+    bench_redirect__destroy(fwd->redirect_skel);
+    fwd->redirect_skel = NULL;
+}
+
+/* Builds the topology and loads the generator and the sink. */
+static void
+fwd_setup(struct fwd *fwd)
+{
+    struct ds why = DS_EMPTY_INITIALIZER;
+
+    fwd->ovs_bridge = xasprintf("%sbr%ld", BENCH_PREFIX, (long) getpid());
+    fwd->linux_bridge = xasprintf("%slb%ld", BENCH_PREFIX, (long) getpid());
+    if (bench_pair_create(&fwd->gen, "g", fwd_gen_mac, NULL, &why)
+        || bench_pair_create(&fwd->sink, "s", fwd_sink_mac, NULL, &why)) {
+        ovs_fatal(0, "cannot build the topology: %s", ds_cstr(&why));
+    }
+
+    fwd->gen_skel = bench_gen__open();
+    if (!fwd->gen_skel) {
+        ovs_fatal(errno, "cannot open the generator program");
+    }
+    fwd->gen_skel->rodata->n_flows = fwd->opts.n_flows;
+    fwd->gen_skel->rodata->sport_base = FWD_UDP_SPORT_BASE;
+    if (bench_gen__load(fwd->gen_skel)) {
+        ovs_fatal(errno, "cannot load the generator program");
+    }
+
+    fwd->sink_skel = bench_sink__open();
+    if (!fwd->sink_skel) {
+        ovs_fatal(errno, "cannot open the sink program");
+    }
+    fwd->sink_skel->rodata->udp_dport = FWD_UDP_DPORT;
+    if (bench_sink__load(fwd->sink_skel)) {
+        ovs_fatal(errno, "cannot load the sink program");
+    }
+    fwd->sink_link = bench_xdp_attach(fwd->sink_skel->progs.bench_sink,
+                                      fwd->sink.ns, fwd->sink.ns_name, &why);
+    if (!fwd->sink_link) {
+        ovs_fatal(0, "sink: %s", ds_cstr(&why));
+    }
+    ds_destroy(&why);
+
+    char *pmd_mask = fwd_pmd_cpu_mask(fwd->opts.cpu);
+    bench_ovs_init(&fwd->ovs_xdp, "ovs-vswitchd-xdp",
+                   fwd->opts.vswitchd_xdp, NULL);
+    bench_ovs_init(&fwd->ovs_stock, "Debian's ovs-vswitchd",
+                   fwd->opts.vswitchd_stock, pmd_mask);
+    free(pmd_mask);
+
+    fwd_build_frame(fwd);
+}
 
 int
-bench_forward_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+bench_forward_main(int argc, char *argv[])
 {
-    ovs_fatal(0, "the forward mode is not written yet");
+    static struct fwd fwd;
+    size_t n_measured = 0;
+
+    fwd_parse_options(&fwd, argc, argv);
+    if (geteuid()) {
+        ovs_fatal(0, "forward: must run as root (network namespaces, XDP "
+                  "and BPF_PROG_TEST_RUN need it)");
+    }
+
+    /* Before any thread starts: fatal_signal_init() insists. */
+    fatal_signal_add_hook(fwd_cleanup, NULL, &fwd, true);
+
+    /* No SA_RESTART: the signal must end the generator's system call. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fwd_generator_signal_handler;
+    sigemptyset(&sa.sa_mask);
+    xsigaction(FWD_GENERATOR_SIGNAL, &sa, NULL);
+    fwd_setup(&fwd);
+
+    for (int run = 0; run < fwd.opts.runs; run++) {
+        for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+            struct fwd_result *r = &fwd.results[i];
+            struct ds why = DS_EMPTY_INITIALIZER;
+
+            if (!r->selected || r->skipped) {
+                continue;
+            }
+            fprintf(stderr, "run %d/%d: %-15s ", run + 1, fwd.opts.runs,
+                    fwd_switches[i].name);
+            fflush(stderr);
+            if (fwd_measure(&fwd, i, &why)) {
+                fatal_signal_run();
+                r->skipped = ds_steal_cstr(&why);
+                fprintf(stderr, "skipped: %s\n", r->skipped);
+            } else {
+                fprintf(stderr, "%.3f Mpps\n", r->pps[r->n - 1] / 1e6);
+                if (!r->frames[r->n - 1]) {
+                    ovs_error(0, "%s: no frame reached the sink",
+                              fwd_switches[i].name);
+                }
+            }
+            ds_destroy(&why);
+        }
+    }
+
+    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+        n_measured += fwd.results[i].selected && fwd.results[i].n;
+    }
+    fwd_cleanup(&fwd);
+
+    fwd_print_table(&fwd);
+    if (fwd.opts.json_file) {
+        fwd_write_json(&fwd);
+    }
+    if (fwd.opts.plot_file) {
+        fwd_plot(&fwd);
+    }
+    return n_measured ? 0 : 1;
 }

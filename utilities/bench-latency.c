@@ -1,10 +1,618 @@
-/* Placeholder while the 'latency' mode is written. */
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* ovs-xdp-bench latency: what the first packet of a new flow costs.
+ *
+ * Topology, built for the run and removed at its end (also on failure or
+ * Ctrl-C): namespaces oxb-a-PID and oxb-b-PID, each joined by a veth pair
+ * to the root namespace, where the switch under test takes the root-side
+ * ends as ports; each namespace knows the other's Ethernet address
+ * statically, so that no ARP exchange precedes the measured packets.
+ *
+ * For each switch (a bridge with actions=normal in a private ovs-vswitchd:
+ * ovs-vswitchd-xdp with datapath_type=xdp, and Debian's ovs-vswitchd with
+ * OVS's userspace datapath, datapath_type=netdev, on system ports), the
+ * mode repeats --repeat times: 'ovs-appctl revalidator/purge', which
+ * removes the datapath flows and ofproto's ukeys with them (dpctl/del-flows
+ * would leave the ukeys behind, and later packets would become failed
+ * upcalls), then 'ping -c COUNT' from one namespace to the other.  The
+ * first echo request and its reply each miss in the datapath: an upcall,
+ * translation, a flow install and the packet's execution, in each
+ * direction.  The later pings hit the installed flows.  Reported per
+ * switch: the median over the repetitions of the first RTT, of the median
+ * of the later RTTs, and their ratio. */
+
 #include <config.h>
-#include "utilities/ovs-xdp-bench.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "command-line.h"
+#include "fatal-signal.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/json.h"
+#include "packets.h"
 #include "util.h"
+#include "utilities/bench-common.h"
+#include "utilities/ovs-xdp-bench.h"
+
+/* Debian's own ovs-vswitchd (openvswitch-switch). */
+#define LAT_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
+
+/* The kernel module's first-packet latency, from the literature (see
+ * DESIGN.md section 5): printed as a reference, not measured. */
+#define LAT_KERNEL_REFERENCE_MS 0.6
+
+/* A switch under test. */
+struct lat_switch {
+    const char *name;           /* For --switches and the table. */
+    const char *description;    /* One line for the table's legend. */
+    bool xdp;                   /* ovs-vswitchd-xdp (else Debian's). */
+};
+
+static const struct lat_switch lat_switches[] = {
+    { "ovs-xdp", "ovs-vswitchd-xdp, datapath_type=xdp, actions=normal",
+      true },
+    { "ovs-system", "Debian ovs-vswitchd, datapath_type=netdev, system "
+      "ports, actions=normal", false },
+};
+#define LAT_N_SWITCHES ARRAY_SIZE(lat_switches)
+
+/* The results of one switch. */
+struct lat_result {
+    bool selected;              /* Chosen by --switches. */
+    char *skipped;              /* Why it was not (fully) measured, or
+                                 * NULL. */
+    size_t n;                   /* Repetitions with a first RTT. */
+    double *first;              /* First RTT of each repetition, in ms. */
+    double *later;              /* Median of the later RTTs, likewise. */
+    unsigned int n_lost;        /* Echo requests without a reply. */
+};
+
+/* Options. */
+struct lat_options {
+    unsigned int count;         /* Pings per repetition, at least 2. */
+    unsigned int repeat;        /* Repetitions per switch. */
+    double interval;            /* Seconds between pings. */
+    char *json_file;            /* --json, or NULL. */
+    char *vswitchd_xdp;         /* ovs-vswitchd-xdp, or NULL if none. */
+    char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
+};
+
+/* The whole benchmark, reachable from the cleanup hook. */
+struct lat {
+    struct lat_options opts;
+    struct lat_result results[LAT_N_SWITCHES];
+
+    struct bench_pair a, b;     /* The two namespaces' pairs. */
+    char *bridge;               /* Name of the OVS bridges. */
+    struct bench_ovs ovs_xdp;   /* Private ovs-vswitchd-xdp. */
+    struct bench_ovs ovs_stock; /* Private Debian ovs-vswitchd. */
+    struct bench_ovs *active;   /* Instance with the bridge, or NULL. */
+};
+
+static const struct eth_addr lat_a_mac = ETH_ADDR_C(02,6f,78,62,01,01);
+static const struct eth_addr lat_b_mac = ETH_ADDR_C(02,6f,78,62,01,02);
+#define LAT_A_IP "198.18.1.1"
+#define LAT_B_IP "198.18.1.2"
+
+static void
+lat_usage(void)
+{
+    printf("\
+%s latency: first packet of a new flow against later packets\n\
+usage: %s latency [OPTION]...\n\
+\n\
+Pings from one network namespace to another through a bridge, each time\n\
+after 'ovs-appctl revalidator/purge', and compares the first round trip\n\
+(upcall, flow install, forwarding) with the later ones.  Needs root.\n\
+\n\
+Options:\n\
+  --count=N              pings per repetition (default 10)\n\
+  --repeat=K             repetitions per switch, each with fresh flows\n\
+                         (default 10)\n\
+  --interval=SECONDS     between pings (default 0.05)\n\
+  --switches=LIST        comma-separated, from: ovs-xdp, ovs-system\n\
+                         (default: both)\n\
+  --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
+                         or from $PATH)\n\
+  --vswitchd=PATH        stock ovs-vswitchd (default %s)\n\
+  --json=FILE            also write the results to FILE\n\
+  -h, --help             display this help message\n",
+           program_name, program_name, LAT_STOCK_VSWITCHD);
+}
+
+static unsigned int
+lat_parse_count(const char *option, const char *arg, unsigned int min,
+                unsigned int max)
+{
+    char *end;
+    unsigned long value = strtoul(arg, &end, 10);
+
+    if (*end || !*arg || value < min || value > max) {
+        ovs_fatal(0, "%s: \"%s\" is not a number from %u to %u",
+                  option, arg, min, max);
+    }
+    return value;
+}
+
+static void
+lat_parse_switches(struct lat *lat, const char *list)
+{
+    char *copy = xstrdup(list);
+    char *name, *save_ptr = NULL;
+
+    for (size_t i = 0; i < LAT_N_SWITCHES; i++) {
+        lat->results[i].selected = false;
+    }
+    for (name = strtok_r(copy, ",", &save_ptr); name;
+         name = strtok_r(NULL, ",", &save_ptr)) {
+        size_t i;
+
+        for (i = 0; i < LAT_N_SWITCHES; i++) {
+            if (!strcmp(name, lat_switches[i].name)) {
+                lat->results[i].selected = true;
+                break;
+            }
+        }
+        if (i >= LAT_N_SWITCHES) {
+            ovs_fatal(0, "--switches: unknown switch \"%s\" (use --help)",
+                      name);
+        }
+    }
+    free(copy);
+}
+
+static void
+lat_parse_options(struct lat *lat, int argc, char *argv[])
+{
+    enum {
+        OPT_COUNT = UCHAR_MAX + 1,
+        OPT_REPEAT,
+        OPT_INTERVAL,
+        OPT_SWITCHES,
+        OPT_VSWITCHD_XDP,
+        OPT_VSWITCHD,
+        OPT_JSON,
+    };
+    static const struct option long_options[] = {
+        {"count", required_argument, NULL, OPT_COUNT},
+        {"repeat", required_argument, NULL, OPT_REPEAT},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"switches", required_argument, NULL, OPT_SWITCHES},
+        {"vswitchd-xdp", required_argument, NULL, OPT_VSWITCHD_XDP},
+        {"vswitchd", required_argument, NULL, OPT_VSWITCHD},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    char *short_options = ovs_cmdl_long_options_to_short_options(long_options);
+    struct lat_options *opts = &lat->opts;
+    char *end;
+
+    opts->count = 10;
+    opts->repeat = 10;
+    opts->interval = 0.05;
+    for (size_t i = 0; i < LAT_N_SWITCHES; i++) {
+        lat->results[i].selected = true;
+    }
+
+    for (;;) {
+        int c = getopt_long(argc, argv, short_options, long_options, NULL);
+
+        if (c == -1) {
+            break;
+        }
+        switch (c) {
+        case OPT_COUNT:
+            opts->count = lat_parse_count("--count", optarg, 2, 10000);
+            break;
+        case OPT_REPEAT:
+            opts->repeat = lat_parse_count("--repeat", optarg, 1, 10000);
+            break;
+        case OPT_INTERVAL:
+            opts->interval = strtod(optarg, &end);
+            if (*end || !(opts->interval >= 0.002)
+                || opts->interval > 10) {
+                ovs_fatal(0, "--interval: \"%s\" is not a number of seconds "
+                          "from 0.002 to 10", optarg);
+            }
+            break;
+        case OPT_SWITCHES:
+            lat_parse_switches(lat, optarg);
+            break;
+        case OPT_VSWITCHD_XDP:
+            free(opts->vswitchd_xdp);
+            opts->vswitchd_xdp = xstrdup(optarg);
+            break;
+        case OPT_VSWITCHD:
+            free(opts->vswitchd_stock);
+            opts->vswitchd_stock = xstrdup(optarg);
+            break;
+        case OPT_JSON:
+            free(opts->json_file);
+            opts->json_file = xstrdup(optarg);
+            break;
+        case 'h':
+            lat_usage();
+            exit(EXIT_SUCCESS);
+        case '?':
+            exit(EXIT_FAILURE);
+        default:
+            OVS_NOT_REACHED();
+        }
+    }
+    free(short_options);
+    if (optind < argc) {
+        ovs_fatal(0, "latency: unexpected argument \"%s\" (use --help)",
+                  argv[optind]);
+    }
+    if (!opts->vswitchd_xdp) {
+        opts->vswitchd_xdp = bench_default_vswitchd_xdp();
+    }
+    if (!opts->vswitchd_stock) {
+        opts->vswitchd_stock = xstrdup(LAT_STOCK_VSWITCHD);
+    }
+}
+
+/* Removes everything the benchmark built.  Runs at exit and on fatal
+ * signals (fatal_signal_add_hook()), and is safe to run more than once. */
+static void
+lat_cleanup(void *lat_)
+{
+    struct lat *lat = lat_;
+
+    if (lat->active) {
+        bench_ovs_del_bridge(lat->active, lat->bridge);
+        lat->active = NULL;
+    }
+    bench_ovs_destroy(&lat->ovs_xdp);
+    bench_ovs_destroy(&lat->ovs_stock);
+    bench_pair_destroy(&lat->a);
+    bench_pair_destroy(&lat->b);
+}
+
+/* Builds the two namespaces, with static neighbour entries for each
+ * other. */
+static void
+lat_setup(struct lat *lat)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    struct ds why = DS_EMPTY_INITIALIZER;
+    int status;
+
+    lat->bridge = xasprintf("%sbr%ld", BENCH_PREFIX, (long) getpid());
+    if (bench_pair_create(&lat->a, "a", lat_a_mac, LAT_A_IP "/24", &why)
+        || bench_pair_create(&lat->b, "b", lat_b_mac, LAT_B_IP "/24",
+                             &why)) {
+        ovs_fatal(0, "cannot build the topology: %s", ds_cstr(&why));
+    }
+    status = bench_run(&output, "ip -n %s neigh replace %s lladdr "
+                       ETH_ADDR_FMT" dev %s nud permanent"
+                       " && ip -n %s neigh replace %s lladdr "
+                       ETH_ADDR_FMT" dev %s nud permanent",
+                       lat->a.ns, LAT_B_IP, ETH_ADDR_ARGS(lat_b_mac),
+                       lat->a.ns_name,
+                       lat->b.ns, LAT_A_IP, ETH_ADDR_ARGS(lat_a_mac),
+                       lat->b.ns_name);
+    if (status) {
+        bench_explain(&why, "ip neigh", status, &output);
+        ovs_fatal(0, "cannot build the topology: %s", ds_cstr(&why));
+    }
+    ds_destroy(&output);
+    ds_destroy(&why);
+
+    bench_ovs_init(&lat->ovs_xdp, "ovs-vswitchd-xdp",
+                   lat->opts.vswitchd_xdp, NULL);
+    bench_ovs_init(&lat->ovs_stock, "Debian's ovs-vswitchd",
+                   lat->opts.vswitchd_stock, NULL);
+}
+
+/* Pings 'count' times from namespace a to b and stores each echo's RTT in
+ * milliseconds in 'rtts' (indexed by icmp_seq - 1), or -1 for an echo
+ * without reply.  Returns the number of replies. */
+static unsigned int
+lat_ping(struct lat *lat, unsigned int count, double *rtts)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    unsigned int n_replies = 0;
+    char *line, *save_ptr = NULL;
+
+    for (unsigned int i = 0; i < count; i++) {
+        rtts[i] = -1;
+    }
+    bench_run(&output, "nsenter --net=/run/netns/%s ping -n -c %u -i %g "
+              "-W 1 %s", lat->a.ns, count, lat->opts.interval, LAT_B_IP);
+    for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
+         line = strtok_r(NULL, "\n", &save_ptr)) {
+        const char *seq_s = strstr(line, "icmp_seq=");
+        const char *time_s = strstr(line, "time=");
+        unsigned int seq;
+        double ms;
+
+        if (seq_s && time_s
+            && sscanf(seq_s, "icmp_seq=%u", &seq) == 1
+            && sscanf(time_s, "time=%lf", &ms) == 1
+            && seq >= 1 && seq <= count && rtts[seq - 1] < 0) {
+            rtts[seq - 1] = ms;
+            n_replies++;
+        }
+    }
+    ds_destroy(&output);
+    return n_replies;
+}
+
+/* Measures switch number 'idx'.  Returns 0 if successful, otherwise a
+ * positive errno value after explaining in 'why'. */
+static int
+lat_measure(struct lat *lat, size_t idx, struct ds *why)
+{
+    const struct lat_switch *sw = &lat_switches[idx];
+    struct lat_result *r = &lat->results[idx];
+    struct bench_ovs *ovs = sw->xdp ? &lat->ovs_xdp : &lat->ovs_stock;
+    const char *ports[] = { lat->a.root_name, lat->b.root_name };
+    const char *flows[] = { "actions=normal" };
+    unsigned int count = lat->opts.count;
+    double *rtts = xcalloc(count, sizeof *rtts);
+    struct ds output = DS_EMPTY_INITIALIZER;
+    int error;
+
+    lat->active = ovs;
+    error = bench_ovs_add_bridge(ovs, lat->bridge, sw->xdp ? "xdp" : "netdev",
+                                 NULL, ports, ARRAY_SIZE(ports), flows,
+                                 ARRAY_SIZE(flows), why);
+    if (error) {
+        goto out;
+    }
+
+    /* One ping first: the path must work, and the bridge learns where
+     * both namespaces are, so that the measured first packets are not
+     * flooded. */
+    for (int i = 0; i < 10 && !lat_ping(lat, 1, rtts); i++) {
+        bench_sleep(0.5);
+    }
+    if (rtts[0] < 0) {
+        ds_put_format(why, "no ping crossed the bridge");
+        error = EIO;
+        goto out;
+    }
+
+    r->first = xcalloc(lat->opts.repeat, sizeof *r->first);
+    r->later = xcalloc(lat->opts.repeat, sizeof *r->later);
+    for (unsigned int k = 0; k < lat->opts.repeat; k++) {
+        unsigned int n_replies;
+        int status;
+
+        ds_clear(&output);
+        status = bench_ovs_run(ovs, &output, "ovs-appctl revalidator/purge");
+        if (status) {
+            bench_explain(why, "ovs-appctl revalidator/purge", status,
+                          &output);
+            error = EIO;
+            goto out;
+        }
+        bench_sleep(0.1);
+
+        n_replies = lat_ping(lat, count, rtts);
+        fatal_signal_run();
+        r->n_lost += count - n_replies;
+        if (rtts[0] < 0) {
+            continue;
+        }
+
+        double *later = xmalloc((count - 1) * sizeof *later);
+        size_t n_later = 0;
+        for (unsigned int i = 1; i < count; i++) {
+            if (rtts[i] >= 0) {
+                later[n_later++] = rtts[i];
+            }
+        }
+        if (n_later) {
+            r->first[r->n] = rtts[0];
+            r->later[r->n] = bench_median(later, n_later);
+            r->n++;
+        }
+        free(later);
+    }
+    if (!r->n) {
+        ds_put_format(why, "no repetition had both a first and a later "
+                      "reply");
+        error = EIO;
+    }
+
+out:
+    bench_ovs_del_bridge(ovs, lat->bridge);
+    lat->active = NULL;
+    ds_destroy(&output);
+    free(rtts);
+    return error;
+}
+
+static void
+lat_print_table(const struct lat *lat)
+{
+    const struct lat_options *opts = &lat->opts;
+    struct ds out = DS_EMPTY_INITIALIZER;
+
+    ds_put_format(&out, "ovs-xdp-bench latency: ping -c %u -i %g from one "
+                  "namespace to another through each switch,\n%u times, each "
+                  "after ovs-appctl revalidator/purge (fresh flows); RTTs in "
+                  "ms\n\n", opts->count, opts->interval, opts->repeat);
+    ds_put_format(&out, "%-12s %9s %15s %9s %11s %11s %5s\n", "switch",
+                  "first", "min-max", "later", "first-later", "first/later",
+                  "lost");
+    for (size_t i = 0; i < LAT_N_SWITCHES; i++) {
+        const struct lat_result *r = &lat->results[i];
+
+        if (!r->selected) {
+            continue;
+        }
+        ds_put_format(&out, "%-12s", lat_switches[i].name);
+        if (r->n) {
+            double first = bench_median(r->first, r->n);
+            double later = bench_median(r->later, r->n);
+            char *range = xasprintf("%.3f-%.3f", bench_min(r->first, r->n),
+                                    bench_max(r->first, r->n));
+
+            ds_put_format(&out, " %9.3f %15s %9.3f %11.3f", first, range,
+                          later, first - later);
+            if (later > 0) {
+                ds_put_format(&out, " %11.1f", first / later);
+            } else {
+                ds_put_format(&out, " %11s", "-");
+            }
+            ds_put_format(&out, " %5u", r->n_lost);
+            free(range);
+        }
+        if (r->skipped) {
+            ds_put_format(&out, "%sskipped: %s", r->n ? "  " : " ",
+                          r->skipped);
+        }
+        ds_put_char(&out, '\n');
+    }
+    ds_put_format(&out, "%-12s %9.3f  (reference from the literature, not "
+                  "measured here)\n", "kernel-dp", LAT_KERNEL_REFERENCE_MS);
+
+    ds_put_format(&out, "\nfirst: median over the repetitions of the first "
+                  "RTT (echo request and reply\neach miss: upcall, flow "
+                  "install, forwarding), min-max; later: median of each\n"
+                  "repetition's median of the other RTTs; lost: echoes "
+                  "without reply.\n");
+    for (size_t i = 0; i < LAT_N_SWITCHES; i++) {
+        if (lat->results[i].selected) {
+            ds_put_format(&out, "  %-12s %s\n", lat_switches[i].name,
+                          lat_switches[i].description);
+        }
+    }
+    ds_put_format(&out, "  %-12s Open vSwitch's kernel module (not on this "
+                  "machine): first packet about\n  %-12s %.1f ms as "
+                  "published\n", "kernel-dp", "", LAT_KERNEL_REFERENCE_MS);
+    fputs(ds_cstr(&out), stdout);
+    fflush(stdout);
+    ds_destroy(&out);
+}
+
+static struct json *
+lat_json_array(const double *values, size_t n)
+{
+    struct json *array = json_array_create_empty();
+
+    for (size_t i = 0; i < n; i++) {
+        json_array_add(array, json_real_create(values[i]));
+    }
+    return array;
+}
+
+static void
+lat_write_json(const struct lat *lat)
+{
+    const struct lat_options *opts = &lat->opts;
+    struct json *top = json_object_create();
+    struct json *switches = json_array_create_empty();
+
+    json_object_put_string(top, "mode", "latency");
+    json_object_put(top, "count", json_integer_create(opts->count));
+    json_object_put(top, "repeat", json_integer_create(opts->repeat));
+    json_object_put(top, "interval", json_real_create(opts->interval));
+    json_object_put(top, "kernel_reference_first_ms",
+                    json_real_create(LAT_KERNEL_REFERENCE_MS));
+    for (size_t i = 0; i < LAT_N_SWITCHES; i++) {
+        const struct lat_result *r = &lat->results[i];
+        struct json *sw;
+
+        if (!r->selected) {
+            continue;
+        }
+        sw = json_object_create();
+        json_object_put_string(sw, "name", lat_switches[i].name);
+        json_object_put_string(sw, "description",
+                               lat_switches[i].description);
+        json_object_put(sw, "skipped", r->skipped
+                        ? json_string_create(r->skipped)
+                        : json_null_create());
+        json_object_put(sw, "first_ms", lat_json_array(r->first, r->n));
+        json_object_put(sw, "later_ms", lat_json_array(r->later, r->n));
+        json_object_put(sw, "lost", json_integer_create(r->n_lost));
+        if (r->n) {
+            double first = bench_median(r->first, r->n);
+            double later = bench_median(r->later, r->n);
+
+            json_object_put(sw, "first_ms_median", json_real_create(first));
+            json_object_put(sw, "later_ms_median", json_real_create(later));
+            json_object_put(sw, "ratio", later > 0
+                            ? json_real_create(first / later)
+                            : json_null_create());
+        }
+        json_array_add(switches, sw);
+    }
+    json_object_put(top, "switches", switches);
+
+    char *s = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
+    FILE *stream = fopen(opts->json_file, "w");
+    if (!stream || fprintf(stream, "%s\n", s) < 0 || fclose(stream)) {
+        ovs_error(errno, "%s: cannot write results", opts->json_file);
+    }
+    free(s);
+    json_destroy(top);
+}
 
 int
-bench_latency_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+bench_latency_main(int argc, char *argv[])
 {
-    ovs_fatal(0, "the latency mode is not written yet");
+    static struct lat lat;
+    size_t n_measured = 0;
+
+    lat_parse_options(&lat, argc, argv);
+    if (geteuid()) {
+        ovs_fatal(0, "latency: must run as root (network namespaces and "
+                  "XDP need it)");
+    }
+    fatal_signal_add_hook(lat_cleanup, NULL, &lat, true);
+    lat_setup(&lat);
+
+    for (size_t i = 0; i < LAT_N_SWITCHES; i++) {
+        struct lat_result *r = &lat.results[i];
+        struct ds why = DS_EMPTY_INITIALIZER;
+
+        if (!r->selected) {
+            continue;
+        }
+        fprintf(stderr, "%-12s ", lat_switches[i].name);
+        fflush(stderr);
+        if (lat_measure(&lat, i, &why)) {
+            fatal_signal_run();
+            r->skipped = ds_steal_cstr(&why);
+            fprintf(stderr, "skipped: %s\n", r->skipped);
+        } else {
+            fprintf(stderr, "first %.3f ms, later %.3f ms\n",
+                    bench_median(r->first, r->n),
+                    bench_median(r->later, r->n));
+            n_measured++;
+        }
+        ds_destroy(&why);
+    }
+    lat_cleanup(&lat);
+
+    lat_print_table(&lat);
+    if (lat.opts.json_file) {
+        lat_write_json(&lat);
+    }
+    return n_measured ? 0 : 1;
 }

@@ -93,6 +93,7 @@ build() {
 
 sandbox=
 u=$$
+OVS_XDP_PIN_ROOT=
 ns_a=ovsxdp-a-$u
 ns_b=ovsxdp-b-$u
 veth_a=xda$u
@@ -114,6 +115,7 @@ demo_cleanup() {
     ip link del "$bridge" 2>/dev/null
     ip netns del "$ns_a" 2>/dev/null
     ip netns del "$ns_b" 2>/dev/null
+    rm -rf "$OVS_XDP_PIN_ROOT"
     rm -rf "$sandbox"
     sandbox=
 }
@@ -140,9 +142,11 @@ demo() {
     $keep || trap demo_cleanup EXIT
     trap 'exit 130' INT TERM
 
-    # Everything OVS reads and writes lives in the sandbox.
+    # Everything OVS reads and writes lives in the sandbox, and the
+    # datapath pins its maps in a bpffs directory of its own.
     export OVS_RUNDIR=$sandbox OVS_LOGDIR=$sandbox OVS_DBDIR=$sandbox \
            OVS_SYSCONFDIR=$sandbox
+    export OVS_XDP_PIN_ROOT=/sys/fs/bpf/ovs-xdp-demo-$u
     mkdir "$sandbox/bin"
     # Run under the name 'ovs-vswitchd' (as update-alternatives would) so
     # that ovs-appctl and ovs-vsctl find it the usual way.
@@ -203,12 +207,13 @@ demo() {
 
 The sandbox keeps running.  To use it:
     export OVS_RUNDIR=$sandbox OVS_LOGDIR=$sandbox OVS_DBDIR=$sandbox
+    export OVS_XDP_PIN_ROOT=$OVS_XDP_PIN_ROOT
     ovs-vsctl show; ovs-appctl dpif/show
     ip netns exec $ns_a ping 10.99.0.2
 To remove it:
     kill \$(cat $sandbox/ovs-vswitchd.pid) \$(cat $sandbox/ovsdb-server.pid)
     ip netns del $ns_a; ip netns del $ns_b; ip link del $veth_a; ip link del $veth_b
-    rm -rf $sandbox
+    ip link del $bridge; rm -rf $sandbox $OVS_XDP_PIN_ROOT
 EOF
         sandbox=
     fi

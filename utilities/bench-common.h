@@ -1,0 +1,141 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef BENCH_COMMON_H
+#define BENCH_COMMON_H 1
+
+/* Helpers shared by the 'forward' and 'latency' modes of ovs-xdp-bench,
+ * which both build a topology of their own, run switches on it one after
+ * the other and must leave nothing behind.
+ *
+ * Naming: every namespace, interface and bridge that a mode creates is
+ * named BENCH_PREFIX, a short role and the process id, so that two runs
+ * never collide and anything left over is easy to recognise (and the
+ * system test checks that nothing with the prefix remains).
+ *
+ * Commands: the tools are run as shell commands ('ip', 'ovs-vsctl', ...)
+ * found on $PATH, each with its output captured, never through system(),
+ * which would ignore Ctrl-C while the command runs.
+ *
+ * Cleanup: a mode registers one fatal_signal hook (lib/fatal-signal.h)
+ * that undoes everything it built; the hook runs at exit, on ovs_fatal()
+ * and on SIGINT or SIGTERM, the latter noticed when the mode next calls
+ * bench_sleep() or fatal_signal_run(). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "openvswitch/compiler.h"
+#include "openvswitch/types.h"
+
+struct bpf_link;
+struct bpf_program;
+struct ds;
+
+/* Prefix of every name a mode creates. */
+#define BENCH_PREFIX "oxb"
+
+/* The counters of datapath/bench-sink.bpf.c's 'bench_sink_counts'. */
+enum bench_sink_counter {
+    BENCH_SINK_STREAM,          /* Frames of the benchmark's stream. */
+    BENCH_SINK_OTHER,           /* Any other frame. */
+    BENCH_SINK_N_COUNTERS
+};
+
+/* Commands. */
+int bench_run(struct ds *output, const char *format, ...)
+    OVS_PRINTF_FORMAT(2, 3);
+void bench_explain(struct ds *why, const char *what, int status,
+                   const struct ds *output);
+char *bench_find_program(const char *name);
+char *bench_default_vswitchd_xdp(void);
+
+/* Time. */
+double bench_now(void);
+void bench_sleep(double seconds);
+
+/* CPU time of the whole machine, from /proc/stat. */
+struct bench_cpu {
+    unsigned long long busy;    /* Ticks not idle, summed over all CPUs. */
+    unsigned long long total;   /* All ticks, summed over all CPUs. */
+};
+void bench_cpu_sample(struct bench_cpu *);
+double bench_cpu_busy_seconds(const struct bench_cpu *before,
+                              const struct bench_cpu *after);
+
+/* Statistics over the runs of one measurement. */
+double bench_median(const double *values, size_t n);
+double bench_min(const double *values, size_t n);
+double bench_max(const double *values, size_t n);
+
+/* Network namespaces and veth pairs.
+ *
+ * A pair has one end in the root namespace, 'root_name', where a switch
+ * takes it as a port, and one end named 'ns_name' in namespace 'ns'. */
+struct bench_pair {
+    char *root_name;            /* Switch-side end, in the root namespace. */
+    char *ns;                   /* Namespace of the far end. */
+    char *ns_name;              /* Far end's name inside 'ns'. */
+    struct eth_addr ns_mac;     /* Far end's Ethernet address. */
+    bool created;               /* Namespace created, to be removed. */
+};
+
+int bench_pair_create(struct bench_pair *, const char *role,
+                      struct eth_addr ns_mac, const char *ns_addr,
+                      struct ds *why);
+void bench_pair_destroy(struct bench_pair *);
+
+int bench_netns_enter(const char *ns, int *saved_fd);
+void bench_netns_leave(int saved_fd);
+
+int bench_set_gro(const char *ifname, bool on);
+struct bpf_link *bench_xdp_attach(const struct bpf_program *,
+                                  const char *ns, const char *ifname,
+                                  struct ds *why);
+void bench_xdp_clear(const char *ifname, const char *after);
+int bench_send_frame(const char *ns, const char *ifname,
+                     const void *frame, size_t size);
+
+/* A private Open vSwitch: ovsdb-server and one ovs-vswitchd with a run
+ * directory of their own (OVS_RUNDIR and friends point there), never the
+ * system's, started the way utilities/quickstart.sh starts its sandbox. */
+struct bench_ovs {
+    const char *label;          /* Name for messages. */
+    char *vswitchd;             /* ovs-vswitchd binary to run. */
+    char *other_config;         /* Extra "key=value" for other_config, or
+                                 * NULL. */
+    char *dir;                  /* Run directory while started. */
+    char *error;                /* Why starting failed, once it has. */
+    bool tried;                 /* Starting was attempted. */
+};
+
+void bench_ovs_init(struct bench_ovs *, const char *label,
+                    const char *vswitchd, const char *other_config);
+int bench_ovs_start(struct bench_ovs *, struct ds *why);
+void bench_ovs_stop(struct bench_ovs *);
+void bench_ovs_destroy(struct bench_ovs *);
+int bench_ovs_run(const struct bench_ovs *, struct ds *output,
+                  const char *format, ...)
+    OVS_PRINTF_FORMAT(3, 4);
+int bench_ovs_add_bridge(struct bench_ovs *, const char *bridge,
+                         const char *datapath_type, const char *port_type,
+                         const char *const ports[], size_t n_ports,
+                         const char *const flows[], size_t n_flows,
+                         struct ds *why);
+void bench_ovs_del_bridge(struct bench_ovs *, const char *bridge);
+
+#endif /* bench-common.h */
