@@ -1,0 +1,1 @@
+# Debian packaging (being written).
