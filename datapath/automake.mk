@@ -31,3 +31,8 @@ CLEANFILES += $(datapath_skeletons) $(datapath_bpf_sources:.bpf.c=.bpf.o)
 %.skel.h: %.bpf.o
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name $(subst -,_,$(notdir $*)) \
 		> $@.tmp && mv $@.tmp $@
+
+# The objects are kept: tests load them directly (bpftool, test programs).
+datapath_bpf_objects = $(datapath_bpf_sources:.bpf.c=.bpf.o)
+.SECONDARY: $(datapath_bpf_objects)
+noinst_DATA = $(datapath_bpf_objects)

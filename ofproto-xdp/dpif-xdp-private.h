@@ -55,6 +55,8 @@ struct dp_xdp_port {
     bool attached;              /* Program attached and maps filled in? */
     enum xdp_dp_tx_mode tx_mode;    /* How XDP sends on this port. */
     struct xdp_attachment att;  /* The program's attachment. */
+    enum xdp_attach_mode mode;  /* Attach mode asked for, from the
+                                 * Interface's other_config:xdp-mode. */
 };
 
 /* A subtable: a distinct megaflow mask in use. */

@@ -714,8 +714,7 @@ attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
                  ? xdp_pin_link_path(dp->name, port->xdp_ifindex) : NULL);
     dp_xdp_claim_stale_link(dp, port->xdp_ifindex);
     error = xdp_attach_port(dev, port->xdp_ifindex, dp->xdp_prog_fd,
-                            dp->tc_prog_fd, XDP_ATTACH_BEST_EFFORT, pin,
-                            &port->att);
+                            dp->tc_prog_fd, port->mode, pin, &port->att);
     free(pin);
     if (error) {
         bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
@@ -926,6 +925,78 @@ dpif_xdp_port_del(struct dpif *dpif, odp_port_t port_no)
     } else {
         error = ENOENT;
     }
+    ovs_mutex_unlock(&dp->port_mutex);
+    return error;
+}
+
+/* Parses 'other_config:xdp-mode'.  Returns false if it is invalid. */
+static bool
+parse_xdp_mode(const char *s, enum xdp_attach_mode *mode)
+{
+    if (!s || !strcmp(s, "best-effort")) {
+        *mode = XDP_ATTACH_BEST_EFFORT;
+    } else if (!strcmp(s, "native")) {
+        *mode = XDP_ATTACH_NATIVE;
+    } else if (!strcmp(s, "generic")) {
+        *mode = XDP_ATTACH_GENERIC;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* The Interface's other_config reaches the datapath here.  other_config,
+ * not options: ofproto hands 'options' to the netdev, and Linux system
+ * devices take none, while other_config goes to the datapath (as
+ * dpif-netdev's pmd-rxq-affinity does).  'xdp-mode' takes the values of
+ * OVS's afxdp ports: native, generic, best-effort (the default).
+ *
+ * XDP cannot switch a link between native and generic mode, so a change
+ * detaches and attaches again: the port is without the program for that
+ * moment. */
+static int
+dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
+                         const struct smap *cfg)
+{
+    struct dp_xdp *dp = get_dp_xdp(dpif);
+    const char *value = smap_get(cfg, "xdp-mode");
+    struct dp_xdp_port *port;
+    enum xdp_attach_mode mode;
+    int error = 0;
+
+    if (!parse_xdp_mode(value, &mode)) {
+        VLOG_WARN("%s: port %"PRIu32": other_config:xdp-mode=%s is not "
+                  "one of native, generic, best-effort; ignored",
+                  dp->name, odp_to_u32(port_no), value);
+        return EINVAL;
+    }
+
+    ovs_mutex_lock(&dp->port_mutex);
+    port = dp_xdp_lookup_port(dp, port_no);
+    if (!port || mode == port->mode) {
+        goto out;
+    }
+    port->mode = mode;
+    if (!port->attached
+        || (mode == XDP_ATTACH_NATIVE && port->att.native)
+        || (mode == XDP_ATTACH_GENERIC && !port->att.native)
+        || (mode == XDP_ATTACH_BEST_EFFORT && port->att.native)) {
+        goto out;               /* Already attached as asked. */
+    }
+
+    detach_port(dp, port);
+    error = attach_port(dp, port);
+    if (error) {
+        VLOG_WARN("%s: port %s: cannot attach in %s mode (%s): the port "
+                  "does not switch packets", dp->name,
+                  netdev_get_name(port->netdev),
+                  xdp_attach_mode_to_string(mode), ovs_strerror(error));
+    } else {
+        VLOG_INFO("%s: port %s: now attached in %s mode", dp->name,
+                  netdev_get_name(port->netdev),
+                  port->att.native ? "native" : "generic");
+    }
+out:
     ovs_mutex_unlock(&dp->port_mutex);
     return error;
 }
@@ -1154,6 +1225,7 @@ const struct dpif_class dpif_xdp_class = {
     .set_features = dpif_xdp_set_features,
     .port_add = dpif_xdp_port_add,
     .port_del = dpif_xdp_port_del,
+    .port_set_config = dpif_xdp_port_set_config,
     .port_query_by_number = dpif_xdp_port_query_by_number,
     .port_query_by_name = dpif_xdp_port_query_by_name,
     .port_dump_start = dpif_xdp_port_dump_start,
