@@ -23,7 +23,8 @@
 #include <stdint.h>
 
 enum xdp_attach_mode {
-    XDP_ATTACH_BEST_EFFORT,     /* Native if the driver has it, else generic. */
+    XDP_ATTACH_BEST_EFFORT,     /* Native if the driver has it, else
+                                 * generic. */
     XDP_ATTACH_NATIVE,          /* Native (driver) mode only. */
     XDP_ATTACH_GENERIC,         /* Generic (skb) mode only. */
 };

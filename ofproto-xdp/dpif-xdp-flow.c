@@ -721,7 +721,8 @@ dp_xdp_flow_put_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
     struct xdp_flow *values = xmalloc(n_pend * sizeof *values);
     struct dp_xdp_flow **batched = xmalloc(n_pend * sizeof *batched);
     size_t n_batched = 0;
-    for (size_t start = 0; start < n_pend; ) {
+    size_t start = 0;
+    while (start < n_pend) {
         int mask_slot = pend[start].flow->mask_slot;
         size_t end = start;
         uint32_t count;
@@ -889,7 +890,8 @@ dp_xdp_flow_del_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
     }
     flow_meta_delete(dp, slots, n_pend);
     free(slots);
-    for (size_t start = 0; start < n_pend; ) {
+    size_t start = 0;
+    while (start < n_pend) {
         int mask_slot = pend[start].flow->mask_slot;
         size_t end = start, done = 0;
         uint32_t count;

@@ -575,7 +575,8 @@ dp_xdp_lookup_port(const struct dp_xdp *dp, odp_port_t port_no)
 {
     struct dp_xdp_port *port;
 
-    HMAP_FOR_EACH_IN_BUCKET (port, node, dp_xdp_hash_port_no(port_no), &dp->ports) {
+    HMAP_FOR_EACH_IN_BUCKET (port, node, dp_xdp_hash_port_no(port_no),
+                             &dp->ports) {
         if (port->port_no == port_no) {
             return port;
         }
@@ -1143,7 +1144,8 @@ dpif_xdp_operate(struct dpif *dpif, struct dpif_op **ops, size_t n_ops,
 {
     struct dp_xdp *dp = get_dp_xdp(dpif);
 
-    for (size_t i = 0; i < n_ops; ) {
+    size_t i = 0;
+    while (i < n_ops) {
         struct dpif_op *op = ops[i];
         size_t n = 1;
 
