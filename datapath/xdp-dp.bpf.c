@@ -348,6 +348,59 @@ do_set_l4_ports(struct xdp_md *ctx, const struct xdp_dp_action *a,
     return 0;
 }
 
+/* Leaves a 'struct xdp_dp_skb_meta' naming the 'n' devices in 'ifindex'
+ * in front of the frame and passes it up, for xdp_dp_tc to redirect the
+ * skb (cloning it to all but the last).  Returns the XDP verdict. */
+static __always_inline int
+pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n)
+{
+    struct xdp_dp_skb_meta *meta;
+
+    if (bpf_xdp_adjust_meta(ctx, -(int) sizeof *meta)) {
+        COUNT(n_tx_error, 1);
+        return XDP_DROP;
+    }
+    meta = (void *) (long) ctx->data_meta;
+    if ((void *) (meta + 1) > (void *) (long) ctx->data) {
+        COUNT(n_tx_error, 1);
+        return XDP_DROP;
+    }
+    meta->magic = XDP_DP_SKB_META_MAGIC;
+    meta->n_outputs = n;
+#pragma unroll
+    for (int i = 0; i < XDP_DP_MAX_OUTPUTS; i++) {
+        meta->ifindex[i] = i < n ? ifindex[i] : 0;
+    }
+    return XDP_PASS;
+}
+
+/* Sends the frame to the ports of outputs 'first' to 'n - 1' of 'flow',
+ * all of them outputs (see xdp-actions.c): a single one as its port asks,
+ * several through the TC half, which clones the skb to each.  Returns the
+ * XDP verdict. */
+static __always_inline int
+do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
+           __u32 n)
+{
+    __u32 ifindex[XDP_DP_MAX_OUTPUTS];
+    __u32 k = 0;
+
+    for (__u32 i = first; i < n && i < XDP_FLOW_MAX_ACTIONS; i++) {
+        __u32 port_no = flow->actions[i].output.port;
+        struct xdp_dp_port *port = bpf_map_lookup_elem(&xdp_dp_ports,
+                                                       &port_no);
+
+        if (port && port->tx_mode != XDP_DP_TX_NONE && port->ifindex
+            && k < XDP_DP_MAX_OUTPUTS) {
+            ifindex[k++] = port->ifindex;
+        }
+    }
+    if (!k) {
+        return XDP_DROP;
+    }
+    return pass_to_tc(ctx, ifindex, k);
+}
+
 /* Sends the frame to datapath port 'port_no'.  Returns the XDP verdict. */
 static __always_inline int
 do_output(struct xdp_md *ctx, __u32 in_port, __u32 port_no)
@@ -361,20 +414,8 @@ do_output(struct xdp_md *ctx, __u32 in_port, __u32 port_no)
     case XDP_DP_TX_REDIRECT:
         return bpf_redirect_map(&xdp_dp_tx_ports, port_no, XDP_DROP);
 
-    case XDP_DP_TX_SKB: {
-        if (bpf_xdp_adjust_meta(ctx, -(int) sizeof(struct xdp_dp_skb_meta))) {
-            COUNT(n_tx_error, 1);
-            return XDP_DROP;
-        }
-        struct xdp_dp_skb_meta *meta = (void *) (long) ctx->data_meta;
-        if ((void *) (meta + 1) > (void *) (long) ctx->data) {
-            COUNT(n_tx_error, 1);
-            return XDP_DROP;
-        }
-        meta->magic = XDP_DP_SKB_META_MAGIC;
-        meta->ifindex = port->ifindex;
-        return XDP_PASS;
-    }
+    case XDP_DP_TX_SKB:
+        return pass_to_tc(ctx, &port->ifindex, 1);
 
     case XDP_DP_TX_SLOW:
         return upcall(ctx, XDP_DP_UPCALL_OUTPUT, in_port, port_no);
@@ -397,7 +438,9 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow,
 
         switch (a->type) {
         case XDP_DP_ACTION_OUTPUT:
-            return do_output(ctx, key->in_port, a->output.port);
+            return (i + 1 == n
+                    ? do_output(ctx, key->in_port, a->output.port)
+                    : do_outputs(ctx, flow, i, n));
         case XDP_DP_ACTION_PUSH_VLAN:
             error = do_push_vlan(ctx, &a->vlan);
             break;
@@ -476,18 +519,41 @@ xdp_dp_main(struct xdp_md *ctx)
     return execute(ctx, flow, &key);
 }
 
-/* TC ingress half of XDP_DP_TX_SKB output. */
+/* The TC ingress half of outputs through the stack (see pass_to_tc()):
+ * clones the skb to every output but the last, and redirects it to the
+ * last.  Frames without our metadata go on to the stack. */
 SEC("tc")
 int
 xdp_dp_tc(struct __sk_buff *skb)
 {
     struct xdp_dp_skb_meta *meta = (void *) (long) skb->data_meta;
+    __u32 ifindex[XDP_DP_MAX_OUTPUTS];
+    __u32 n;
 
     if ((void *) (meta + 1) > (void *) (long) skb->data
         || meta->magic != XDP_DP_SKB_META_MAGIC) {
         return TC_ACT_OK;
     }
-    return bpf_redirect(meta->ifindex, 0);
+    n = meta->n_outputs;
+    if (!n || n > XDP_DP_MAX_OUTPUTS) {
+        return TC_ACT_SHOT;
+    }
+    /* bpf_clone_redirect() invalidates packet pointers, 'meta' too. */
+#pragma unroll
+    for (int i = 0; i < XDP_DP_MAX_OUTPUTS; i++) {
+        ifindex[i] = meta->ifindex[i];
+    }
+#pragma unroll
+    for (int i = 0; i < XDP_DP_MAX_OUTPUTS - 1; i++) {
+        if (i + 1 < n) {
+            bpf_clone_redirect(skb, ifindex[i], 0);
+        }
+    }
+    __u32 last = n - 1;
+    if (last >= XDP_DP_MAX_OUTPUTS) {
+        return TC_ACT_SHOT;
+    }
+    return bpf_redirect(ifindex[last], 0);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -23,14 +23,14 @@
  * =======
  *
  * A flow's actions run in XDP when each is one of 'enum xdp_dp_action_type'
- * and there are at most XDP_FLOW_MAX_ACTIONS of them, with at most one
- * output and only as the last action.  Any other flow is a slow-path flow
+ * and there are at most XDP_FLOW_MAX_ACTIONS of them, with the outputs
+ * last, at most XDP_DP_MAX_OUTPUTS of them.  Any other flow is a slow-path flow
  * (XDP_FLOW_F_SLOW_PATH): its packets are counted and handed to
  * ovs-vswitchd, which executes its actions with odp_execute_actions(). */
 
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 3
+#define XDP_DP_ABI_VERSION 4
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -126,6 +126,11 @@ struct xdp_dp_action {
 };
 
 #define XDP_FLOW_MAX_ACTIONS 8
+
+/* Outputs of one flow: with more than one, XDP passes the packet to its TC
+ * half with every output's ifindex in the metadata area, which holds 32
+ * bytes (struct xdp_dp_skb_meta). */
+#define XDP_DP_MAX_OUTPUTS 6
 
 /* Flow flags. */
 #define XDP_FLOW_F_SLOW_PATH (1 << 0)   /* Execute in ovs-vswitchd. */
@@ -250,11 +255,14 @@ struct xdp_dp_flow_meta {
     __u8 data[XDP_DP_FLOW_META_DATA];
 };
 
-/* Metadata an XDP_DP_TX_SKB output leaves in front of the packet for the
- * TC program. */
+/* Metadata that XDP leaves in front of the packet for its TC half, which
+ * redirects the skb to 'ifindex[n_outputs - 1]' after cloning it to each
+ * of the others: for outputs to XDP_DP_TX_SKB ports, and for flows with
+ * several outputs. */
 struct xdp_dp_skb_meta {
     __u32 magic;                /* XDP_DP_SKB_META_MAGIC. */
-    __u32 ifindex;              /* Where to redirect the skb. */
+    __u32 n_outputs;            /* 1 to XDP_DP_MAX_OUTPUTS. */
+    __u32 ifindex[XDP_DP_MAX_OUTPUTS];  /* Where to send the skb. */
 };
 #define XDP_DP_SKB_META_MAGIC 0x0f5dcafe
 

@@ -19,13 +19,14 @@
  * ofproto-dpif hands the datapath a flow's actions as a list of netlink
  * attributes (OVS_ACTION_ATTR_*) that odp_execute_actions() would run one
  * after another.  The XDP program runs a fixed-size array of simple
- * actions instead, and can only hand a packet to one port, at the end.
- * The compiler walks the netlink list once, translating each attribute
- * into one 'struct xdp_dp_action' with xdp_action_compile__(); the first
- * attribute that has no XDP equivalent, or that would break the shape the
- * program expects (more than one output, anything after the output, too
- * many actions), stops it and turns the whole flow into a slow-path flow
- * with a reason.  There is no partial offload: a slow-path flow's packets
+ * actions instead, and hands the packet to its ports at the end: one
+ * output, or up to XDP_DP_MAX_OUTPUTS of them in a row (the program's TC
+ * half clones the packet to each).  The compiler walks the netlink list
+ * once, translating each attribute into one 'struct xdp_dp_action' with
+ * xdp_action_compile__(); the first attribute that has no XDP equivalent,
+ * or that would break the shape the program expects (anything but another
+ * output after an output, too many outputs or actions), stops it and turns
+ * the whole flow into a slow-path flow with a reason.  There is no partial offload: a slow-path flow's packets
  * go to ovs-vswitchd, which runs the original ODP actions.
  *
  * Set actions come in two forms: OVS_ACTION_ATTR_SET carries a key
@@ -375,7 +376,7 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
 {
     const struct nlattr *a;
     size_t n_actions = 0;
-    bool output = false;
+    size_t n_outputs = 0;
     size_t left;
 
     memset(flow->actions, 0, sizeof flow->actions);
@@ -386,11 +387,15 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
         struct xdp_dp_action *xa = &flow->actions[n_actions];
         size_t why_len = why_slow ? why_slow->length : 0;
 
-        if (output) {
-            xdp_why_action(why_slow,
-                           (nl_attr_type(a) == OVS_ACTION_ATTR_OUTPUT
-                            ? "more than one output: "
-                            : "action after output: "), a, left);
+        if (n_outputs && nl_attr_type(a) != OVS_ACTION_ATTR_OUTPUT) {
+            xdp_why_action(why_slow, "action after output: ", a, left);
+            goto slow;
+        }
+        if (n_outputs >= XDP_DP_MAX_OUTPUTS) {
+            if (why_slow) {
+                ds_put_format(why_slow, "more than %d outputs",
+                              XDP_DP_MAX_OUTPUTS);
+            }
             goto slow;
         }
         if (n_actions >= XDP_FLOW_MAX_ACTIONS) {
@@ -406,7 +411,7 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
             }
             goto slow;
         }
-        output = xa->type == XDP_DP_ACTION_OUTPUT;
+        n_outputs += xa->type == XDP_DP_ACTION_OUTPUT;
         n_actions++;
     }
     if (left) {

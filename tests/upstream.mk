@@ -1,1 +1,90 @@
-# Tests of the OVS tree run against datapath_type=xdp (being written).
+# Open vSwitch's own system tests on the xdp datapath.
+#
+#   make check-system-upstream      the OVS tree's system-traffic.at and the
+#                                   rest of its 'make check-system-userspace'
+#                                   suite, unmodified, on datapath_type=xdp
+#                                   with ovs-vswitchd-xdp (root; about 25
+#                                   minutes).
+#   make check-system-upstream-ci   a fixed subset of quick tests that pass
+#                                   on xdp (a few minutes): what CI runs.
+#   make upstream-results           tests/upstream-results.md: each test's
+#                                   result on xdp next to OVS's userspace
+#                                   datapath (runs both suites; see
+#                                   tests/upstream/results.sh).
+#
+# TESTSUITEFLAGS passes through (test numbers, -k keyword, -v, -d, ...).
+# The tests use fixed names (br0, at_ns0, p0, ovs-p0, ...), as upstream
+# does, so they run one at a time: -j1 comes first, and a -jN in
+# TESTSUITEFLAGS overrides it at your own risk.  RECHECK=yes reruns the
+# failed tests once, as in the OVS tree.
+#
+# The suite is built from tests/upstream/system-xdp-upstream-testsuite.at,
+# which includes the OVS tree's files by path: autotest looks in our tree
+# first, then in $(OVS_SRCDIR).  tests/upstream/system-xdp-upstream-macros.at
+# adapts them to datapath_type=xdp.
+
+UPSTREAM_TESTSUITE_AT = \
+	tests/upstream/system-xdp-upstream-testsuite.at \
+	tests/upstream/system-xdp-upstream-macros.at \
+	tests/xdp-macros.at
+EXTRA_DIST += $(UPSTREAM_TESTSUITE_AT) tests/upstream/results.sh \
+	tests/upstream-results.md
+
+# The OVS tree's files that the suite includes (for rebuilds only).
+UPSTREAM_OVS_AT = \
+	$(OVS_SRCDIR)/tests/ovs-macros.at \
+	$(OVS_SRCDIR)/tests/ovsdb-macros.at \
+	$(OVS_SRCDIR)/tests/ofproto-macros.at \
+	$(OVS_SRCDIR)/tests/system-common-macros.at \
+	$(OVS_SRCDIR)/tests/system-traffic.at \
+	$(OVS_SRCDIR)/tests/system-layer3-tunnels.at \
+	$(OVS_SRCDIR)/tests/system-interface.at \
+	$(OVS_SRCDIR)/tests/system-userspace-packet-type-aware.at \
+	$(OVS_SRCDIR)/tests/system-route.at
+
+UPSTREAM_TESTSUITE = tests/upstream/system-xdp-upstream-testsuite
+CLEANFILES += $(UPSTREAM_TESTSUITE)
+
+$(UPSTREAM_TESTSUITE): tests/package.m4 $(addprefix $(srcdir)/,$(UPSTREAM_TESTSUITE_AT)) $(UPSTREAM_OVS_AT)
+	@$(MKDIR_P) tests/upstream
+	$(AM_V_GEN)$(AUTOTEST) -I tests -I '$(srcdir)' -I '$(OVS_SRCDIR)' \
+		-o $@.tmp $(srcdir)/tests/upstream/system-xdp-upstream-testsuite.at \
+		&& mv $@.tmp $@
+
+UPSTREAM_TESTS_DEPS = $(UPSTREAM_TESTSUITE) tests/bin/ovs-vswitchd \
+	tests/atconfig tests/atlocal
+
+# The CI subset: quick tests (a few seconds each) that pass on xdp, chosen
+# from tests/upstream-results.md; by keyword-free test numbers, which are
+# stable as long as the OVS tree is 3.1.0 (the numbers are those of the OVS
+# tree's own system-userspace-testsuite).
+UPSTREAM_CI_TESTS = 1
+
+UPSTREAM_RUN = $(SHELL) '$(UPSTREAM_TESTSUITE)' -C tests \
+	AUTOTEST_PATH='$(AUTOTEST_PATH)' -j1
+
+.PHONY: check-system-upstream check-system-upstream-ci upstream-results
+check-system-upstream: all $(UPSTREAM_TESTS_DEPS)
+	set $(UPSTREAM_RUN) $(TESTSUITEFLAGS); \
+	"$$@" || (test X'$(RECHECK)' = Xyes && "$$@" --recheck)
+
+check-system-upstream-ci: all $(UPSTREAM_TESTS_DEPS)
+	$(UPSTREAM_RUN) $(UPSTREAM_CI_TESTS) $(TESTSUITEFLAGS)
+
+# Runs both suites (xdp here, userspace in the OVS tree) and writes
+# tests/upstream-results.md in the source tree.  UPSTREAM_RESULTS_FLAGS
+# passes options to the script (see its --help), e.g. test numbers.
+upstream-results: all $(UPSTREAM_TESTS_DEPS)
+	$(SHELL) $(srcdir)/tests/upstream/results.sh \
+		--xdp-suite '$(UPSTREAM_TESTSUITE)' \
+		--autotest-path '$(AUTOTEST_PATH)' \
+		--ovs-builddir '$(OVS_BUILDDIR)' \
+		--output $(srcdir)/tests/upstream-results.md \
+		$(UPSTREAM_RESULTS_FLAGS)
+
+# 'make clean' in tests/automake.mk runs --clean of its own suites only.
+clean-local: clean-upstream
+.PHONY: clean-upstream
+clean-upstream:
+	test ! -f '$(UPSTREAM_TESTSUITE)' || \
+		$(SHELL) '$(UPSTREAM_TESTSUITE)' -C tests --clean

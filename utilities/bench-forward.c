@@ -244,7 +244,8 @@ Options:\n\
   --batch-size=N         frames per live-frames batch (default 64)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
                          or from $PATH)\n\
-  --vswitchd=PATH        stock ovs-vswitchd (default %s)\n\
+  --vswitchd=PATH        stock ovs-vswitchd (default:\n\
+                         %s)\n\
   --json=FILE            also write the results to FILE\n\
   --plot=FILE.png        draw a bar chart with gnuplot, if installed\n\
   -h, --help             display this help message\n",
@@ -453,6 +454,14 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
 
     if (!cpu_set) {
         opts->cpu = fwd_default_cpu();
+    } else {
+        cpu_set_t cpus;
+
+        if (!sched_getaffinity(0, sizeof cpus, &cpus)
+            && !CPU_ISSET(opts->cpu, &cpus)) {
+            ovs_fatal(0, "--cpu: this process may not run on CPU %d",
+                      opts->cpu);
+        }
     }
     if (!opts->vswitchd_xdp) {
         opts->vswitchd_xdp = bench_default_vswitchd_xdp();
@@ -986,7 +995,8 @@ fwd_print_table(const struct fwd *fwd)
                   "median of the runs (min-max);\noffered: frames per "
                   "second the generator sent; CPU s/Mpkt: busy CPU seconds\n"
                   "of all CPUs (/proc/stat, the generator's included) per "
-                  "million frames at the sink.\n");
+                  "million frames at\nthe sink; x floor, x ovs-xdp: "
+                  "ratios of the medians.\n");
     for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
         if (fwd->results[i].selected) {
             ds_put_format(&out, "  %-15s %s\n", fwd_switches[i].name,
@@ -1227,6 +1237,9 @@ fwd_setup(struct fwd *fwd)
         || bench_pair_create(&fwd->sink, "s", fwd_sink_mac, NULL, &why)) {
         ovs_fatal(0, "cannot build the topology: %s", ds_cstr(&why));
     }
+    fprintf(stderr, "topology: namespaces %s, %s; veths %s, %s\n",
+            fwd->gen.ns, fwd->sink.ns, fwd->gen.root_name,
+            fwd->sink.root_name);
 
     fwd->gen_skel = bench_gen__open();
     if (!fwd->gen_skel) {

@@ -304,6 +304,8 @@ lat_setup(struct lat *lat)
                              &why)) {
         ovs_fatal(0, "cannot build the topology: %s", ds_cstr(&why));
     }
+    fprintf(stderr, "topology: namespaces %s, %s; veths %s, %s\n",
+            lat->a.ns, lat->b.ns, lat->a.root_name, lat->b.root_name);
     status = bench_run(&output, "ip -n %s neigh replace %s lladdr "
                        ETH_ADDR_FMT" dev %s nud permanent"
                        " && ip -n %s neigh replace %s lladdr "
@@ -408,7 +410,7 @@ lat_measure(struct lat *lat, size_t idx, struct ds *why)
             error = EIO;
             goto out;
         }
-        bench_sleep(0.1);
+        bench_sleep(getenv("OXB_SETTLE") ? atof(getenv("OXB_SETTLE")) : 0.1);
 
         n_replies = lat_ping(lat, count, rtts);
         fatal_signal_run();
