@@ -15,6 +15,8 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/xdp-flow.c \
 	ofproto-xdp/xdp-flow.h
 
+dist_man_MANS += ofproto-xdp/ovs-vswitchd-xdp.8
+
 sbin_PROGRAMS += ofproto-xdp/ovs-vswitchd-xdp
 ofproto_xdp_ovs_vswitchd_xdp_SOURCES = ofproto-xdp/ovs-vswitchd-xdp.c
 ofproto_xdp_ovs_vswitchd_xdp_LDADD = \

@@ -1,6 +1,8 @@
 # Command-line tools: the quick start and the benchmarks.
 EXTRA_DIST += utilities/quickstart.sh
 
+dist_man_MANS += utilities/ovs-xdp-bench.8
+
 bin_PROGRAMS += utilities/ovs-xdp-bench
 utilities_ovs_xdp_bench_SOURCES = \
 	utilities/ovs-xdp-bench.c \
