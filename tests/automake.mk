@@ -24,6 +24,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-xdp-macros.at \
 	tests/system-bpf.at \
 	tests/system-bench.at \
+	tests/system-bench-forward.at \
 	tests/system-parse.at \
 	tests/system-dpif-xdp.at
 

@@ -410,7 +410,7 @@ lat_measure(struct lat *lat, size_t idx, struct ds *why)
             error = EIO;
             goto out;
         }
-        bench_sleep(getenv("OXB_SETTLE") ? atof(getenv("OXB_SETTLE")) : 0.1);
+        bench_sleep(0.1);
 
         n_replies = lat_ping(lat, count, rtts);
         fatal_signal_run();
