@@ -193,12 +193,68 @@ publish_mask_order(struct dp_xdp *dp)
     return 0;
 }
 
-/* Finds or creates the subtable for 'mask'.  Returns its slot or a
+/* Every subtable slot holds its hash map from the start (see
+ * dp_xdp_flow_fill_subtables()): updating an array of maps makes the
+ * kernel wait for an RCU grace period, 10 to 20 ms here, which would
+ * otherwise delay every new flow with a new mask.  A mask comes and goes by
+ * writing xdp_dp_masks and the order list only.
+ *
+ * A freed slot is not given to another mask for DP_XDP_SLOT_QUARANTINE_MS,
+ * so that a program that read the old mask from the slot cannot look the
+ * old masked key up among the new mask's flows. */
+
+/* Gives every subtable slot a hash map, creating those that the pinned
+ * outer map does not already hold.  Returns 0 or a positive errno. */
+int
+dp_xdp_flow_fill_subtables(struct dp_xdp *dp)
+{
+    int outer_fd = bpf_map__fd(dp->skel->maps.xdp_dp_subtables);
+    int error = 0;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    for (uint32_t slot = 0; slot < XDP_DP_MAX_MASKS; slot++) {
+        struct dp_xdp_mask *m = &dp->masks[slot];
+        uint32_t map_id;
+        int fd;
+
+        if (m->map_fd >= 0) {
+            continue;
+        }
+        if (!bpf_map_lookup_elem(outer_fd, &slot, &map_id)) {
+            fd = bpf_map_get_fd_by_id(map_id);
+        } else {
+            LIBBPF_OPTS(bpf_map_create_opts, opts,
+                        .map_flags = BPF_F_NO_PREALLOC);
+
+            fd = bpf_map_create(BPF_MAP_TYPE_HASH, "xdp_dp_subtbl",
+                                sizeof(struct xdp_flow_key),
+                                sizeof(struct xdp_flow), XDP_DP_MAX_FLOWS,
+                                &opts);
+            if (fd >= 0 && bpf_map_update_elem(outer_fd, &slot, &fd,
+                                               BPF_ANY)) {
+                close(fd);
+                fd = -1;
+            }
+        }
+        if (fd < 0) {
+            error = errno;
+            VLOG_ERR("%s: cannot set up subtable %"PRIu32" (%s)",
+                     dp->name, slot, ovs_strerror(error));
+            break;
+        }
+        m->map_fd = fd;
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
+    return error;
+}
+
+/* Finds or sets up the subtable for 'mask'.  Returns its slot or a
  * negative errno. */
 static int
 mask_ref(struct dp_xdp *dp, const struct xdp_flow_key *mask)
     OVS_REQUIRES(dp->flow_mutex)
 {
+    long long int now = time_msec();
     int free_slot = -1;
 
     for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
@@ -207,7 +263,8 @@ mask_ref(struct dp_xdp *dp, const struct xdp_flow_key *mask)
         if (m->in_use && !memcmp(&m->mask, mask, sizeof *mask)) {
             m->n_flows++;
             return i;
-        } else if (!m->in_use && free_slot < 0) {
+        } else if (!m->in_use && free_slot < 0 && m->map_fd >= 0
+                   && now - m->freed >= DP_XDP_SLOT_QUARANTINE_MS) {
             free_slot = i;
         }
     }
@@ -215,38 +272,24 @@ mask_ref(struct dp_xdp *dp, const struct xdp_flow_key *mask)
         return -EFBIG;
     }
 
-    LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
     struct dp_xdp_mask *m = &dp->masks[free_slot];
     uint32_t slot = free_slot;
     struct xdp_dp_mask value;
-    int fd, error;
+    int error;
 
-    fd = bpf_map_create(BPF_MAP_TYPE_HASH, "xdp_dp_subtbl",
-                        sizeof(struct xdp_flow_key), sizeof(struct xdp_flow),
-                        XDP_DP_MAX_FLOWS, &opts);
-    if (fd < 0) {
-        error = errno;
-        VLOG_WARN_RL(&rl, "%s: cannot create subtable map (%s)",
-                     dp->name, ovs_strerror(error));
-        return -error;
-    }
     memset(&value, 0, sizeof value);
     value.mask = *mask;
     if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_masks),
-                            &slot, &value, BPF_ANY)
-        || bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_subtables),
-                               &slot, &fd, BPF_ANY)) {
+                            &slot, &value, BPF_ANY)) {
         error = errno;
-        VLOG_WARN_RL(&rl, "%s: cannot install subtable (%s)",
+        VLOG_WARN_RL(&rl, "%s: cannot install subtable mask (%s)",
                      dp->name, ovs_strerror(error));
-        close(fd);
         return -error;
     }
 
     m->in_use = true;
     m->n_flows = 1;
     m->mask = *mask;
-    m->map_fd = fd;
     dp->mask_order[dp->n_masks++] = slot;
     error = publish_mask_order(dp);
     if (error) {
@@ -277,10 +320,9 @@ mask_unref(struct dp_xdp *dp, int slot_)
         }
     }
     publish_mask_order(dp);
-    bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.xdp_dp_subtables), &slot);
-    close(m->map_fd);
-    m->map_fd = -1;
+    /* The slot keeps its (now empty) hash map for the next mask. */
     m->in_use = false;
+    m->freed = time_msec();
 }
 
 /* Flows. */
@@ -1060,7 +1102,8 @@ dp_xdp_flow_format_maps(struct dp_xdp *dp, struct ds *s)
                    "xdp_dp_mask_active");
     xdp_map_format(s, "xdp_dp_subtables",
                    bpf_map__fd(dp->skel->maps.xdp_dp_subtables),
-                   dp->n_masks, "one subtable map per mask");
+                   XDP_DP_MAX_MASKS, "a hash map in every slot, from the "
+                   "start: no grace period when a mask appears");
     for (uint32_t i = 0; i < dp->n_masks; i++) {
         const struct dp_xdp_mask *m = &dp->masks[dp->mask_order[i]];
 

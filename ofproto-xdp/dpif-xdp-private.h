@@ -65,6 +65,7 @@ struct dp_xdp_mask {
     unsigned int n_flows;       /* Flows that use this mask. */
     struct xdp_flow_key mask;   /* The mask. */
     int map_fd;                 /* The subtable's hash map. */
+    long long int freed;        /* time_msec() when last freed. */
 };
 
 /* A flow, as ovs-vswitchd knows it.  The BPF subtable holds its XDP form,
@@ -175,6 +176,7 @@ struct netdev *dp_xdp_port_netdev_ref(struct dp_xdp *, odp_port_t);
 /* dpif-xdp-flow.c */
 int dp_xdp_flow_init(struct dp_xdp *);
 void dp_xdp_flow_restore(struct dp_xdp *);
+int dp_xdp_flow_fill_subtables(struct dp_xdp *);
 void dp_xdp_flow_destroy(struct dp_xdp *);
 int dp_xdp_flow_flush(struct dpif *);
 struct dpif_flow_dump *dp_xdp_flow_dump_create(const struct dpif *, bool terse,

@@ -411,6 +411,12 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
 
     if (dp->reused) {
         dp_xdp_flow_restore(dp);
+    }
+    error = dp_xdp_flow_fill_subtables(dp);
+    if (error) {
+        goto error;
+    }
+    if (dp->reused) {
         dp->n_stale_links = xdp_pin_list_links(name, &dp->stale_links);
         dp->stale_deadline = time_msec() + DP_XDP_TAKE_OVER_MS;
     }
