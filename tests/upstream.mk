@@ -10,7 +10,7 @@
 #   make upstream-results           tests/upstream-results.md: each test's
 #                                   result on xdp next to OVS's userspace
 #                                   datapath (runs both suites; see
-#                                   tests/upstream/results.sh).
+#                                   tests/upstream/results.py).
 #
 # TESTSUITEFLAGS passes through (test numbers, -k keyword, -v, -d, ...).
 # The tests use fixed names (br0, at_ns0, p0, ovs-p0, ...), as upstream
@@ -27,8 +27,8 @@ UPSTREAM_TESTSUITE_AT = \
 	tests/upstream/system-xdp-upstream-testsuite.at \
 	tests/upstream/system-xdp-upstream-macros.at \
 	tests/xdp-macros.at
-EXTRA_DIST += $(UPSTREAM_TESTSUITE_AT) tests/upstream/results.sh \
-	tests/upstream-results.md
+EXTRA_DIST += $(UPSTREAM_TESTSUITE_AT) tests/upstream/results.py \
+	tests/upstream/capabilities.txt tests/upstream-results.md
 
 # The OVS tree's files that the suite includes (for rebuilds only).
 UPSTREAM_OVS_AT = \
@@ -71,16 +71,20 @@ check-system-upstream: all $(UPSTREAM_TESTS_DEPS)
 check-system-upstream-ci: all $(UPSTREAM_TESTS_DEPS)
 	$(UPSTREAM_RUN) $(UPSTREAM_CI_TESTS) $(TESTSUITEFLAGS)
 
-# Runs both suites (xdp here, userspace in the OVS tree) and writes
-# tests/upstream-results.md in the source tree.  UPSTREAM_RESULTS_FLAGS
-# passes options to the script (see its --help), e.g. test numbers.
+# Runs both suites (xdp here, userspace in the OVS tree; TESTSUITEFLAGS
+# for both) and writes tests/upstream-results.md in the source tree.
+# Results are kept in tests/upstream-results.d/ between runs, so chunks of
+# the suites may be run at different times; UPSTREAM_RESULTS_FLAGS passes
+# the script's options (see 'tests/upstream/results.py --help'): by default
+# --run-xdp --run-userspace; set it to empty to only read the suites' last
+# logs, add --forget to drop the kept results first.
+UPSTREAM_RESULTS_FLAGS = --run-xdp --run-userspace
 upstream-results: all $(UPSTREAM_TESTS_DEPS)
-	$(SHELL) $(srcdir)/tests/upstream/results.sh \
-		--xdp-suite '$(UPSTREAM_TESTSUITE)' \
-		--autotest-path '$(AUTOTEST_PATH)' \
-		--ovs-builddir '$(OVS_BUILDDIR)' \
+	$(PYTHON3) $(srcdir)/tests/upstream/results.py \
+		--xdp-builddir . --ovs-builddir '$(OVS_BUILDDIR)' \
 		--output $(srcdir)/tests/upstream-results.md \
-		$(UPSTREAM_RESULTS_FLAGS)
+		$(UPSTREAM_RESULTS_FLAGS) \
+		-- $(TESTSUITEFLAGS)
 
 # 'make clean' in tests/automake.mk runs --clean of its own suites only.
 clean-local: clean-upstream
@@ -88,3 +92,4 @@ clean-local: clean-upstream
 clean-upstream:
 	test ! -f '$(UPSTREAM_TESTSUITE)' || \
 		$(SHELL) '$(UPSTREAM_TESTSUITE)' -C tests --clean
+	rm -rf tests/upstream-results.d

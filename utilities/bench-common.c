@@ -379,13 +379,14 @@ bench_pair_create(struct bench_pair *pair, const char *role,
                        "ip link add %s type veth peer name %s address "
                        ETH_ADDR_FMT" netns %s"
                        " && ip link set %s up"
-                       " && ip -n %s link set lo up"
-                       " && ip -n %s link set %s up",
+                       " && nsenter --net=/run/netns/%s ip link set lo up"
+                       " && nsenter --net=/run/netns/%s ip link set %s up",
                        pair->root_name, pair->ns_name,
                        ETH_ADDR_ARGS(ns_mac), pair->ns,
                        pair->root_name, pair->ns, pair->ns, pair->ns_name);
     if (!status && ns_addr) {
-        status = bench_run(&output, "ip -n %s addr add %s dev %s",
+        status = bench_run(&output,
+                           "nsenter --net=/run/netns/%s ip addr add %s dev %s",
                            pair->ns, ns_addr, pair->ns_name);
     }
     if (status) {

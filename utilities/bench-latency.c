@@ -306,10 +306,11 @@ lat_setup(struct lat *lat)
     }
     fprintf(stderr, "topology: namespaces %s, %s; veths %s, %s\n",
             lat->a.ns, lat->b.ns, lat->a.root_name, lat->b.root_name);
-    status = bench_run(&output, "ip -n %s neigh replace %s lladdr "
-                       ETH_ADDR_FMT" dev %s nud permanent"
-                       " && ip -n %s neigh replace %s lladdr "
-                       ETH_ADDR_FMT" dev %s nud permanent",
+    status = bench_run(&output,
+                       "nsenter --net=/run/netns/%s ip neigh replace %s "
+                       "lladdr "ETH_ADDR_FMT" dev %s nud permanent"
+                       " && nsenter --net=/run/netns/%s ip neigh replace %s "
+                       "lladdr "ETH_ADDR_FMT" dev %s nud permanent",
                        lat->a.ns, LAT_B_IP, ETH_ADDR_ARGS(lat_b_mac),
                        lat->a.ns_name,
                        lat->b.ns, LAT_A_IP, ETH_ADDR_ARGS(lat_a_mac),

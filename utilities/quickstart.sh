@@ -172,9 +172,9 @@ demo() {
         ip netns add "$ns" || die "ip netns add $ns failed"
         ip link add "$veth" type veth peer name eth0 netns "$ns" || die "veth failed"
         ip link set "$veth" up
-        ip -n "$ns" link set lo up
-        ip -n "$ns" addr add $addr dev eth0
-        ip -n "$ns" link set eth0 up
+        nsenter --net=/run/netns/"$ns" ip link set lo up
+        nsenter --net=/run/netns/"$ns" ip addr add $addr dev eth0
+        nsenter --net=/run/netns/"$ns" ip link set eth0 up
         ovs-vsctl add-port "$bridge" "$veth" || die "add-port $veth failed"
     done
 
@@ -182,7 +182,7 @@ demo() {
     show ovs-appctl dpif/show
     show ovs-appctl dispatcher/show
 
-    # nsenter, not 'ip netns exec', which also remounts /sys and fails
+    # nsenter, not "ip netns exec" or "ip -n", which also remount /sys and fail
     # where / is not a mount point (a chroot).
     printf '\n$ nsenter --net=/run/netns/%s ping -c 3 -i 0.2 -W 1 10.99.0.2\n' "$ns_a"
     if nsenter --net=/run/netns/"$ns_a" ping -c 3 -i 0.2 -W 1 10.99.0.2; then
