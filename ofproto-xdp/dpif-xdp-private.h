@@ -54,6 +54,8 @@ struct dp_xdp_port {
                                  * 'netdev', or the peer's netdev. */
     bool attached;              /* Program attached and maps filled in? */
     enum xdp_dp_tx_mode tx_mode;    /* How XDP sends on this port. */
+    enum xdp_dp_tx_mode tx_request; /* other_config:xdp-tx, or
+                                     * XDP_DP_TX_NONE for "auto". */
     struct xdp_attachment att;  /* The program's attachment. */
     enum xdp_attach_mode mode;  /* Attach mode asked for, from the
                                  * Interface's other_config:xdp-mode. */

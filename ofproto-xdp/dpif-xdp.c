@@ -812,6 +812,9 @@ dp_xdp_port_setup(struct dp_xdp *dp, struct dp_xdp_port *port)
         port->xdp_ifindex = port->ifindex;
         port->tx_mode = choose_tx_mode(port->netdev);
     }
+    if (port->tx_request != XDP_DP_TX_NONE) {
+        port->tx_mode = port->tx_request;
+    }
     return attach_port(dp, port);
 }
 
@@ -952,11 +955,61 @@ parse_xdp_mode(const char *s, enum xdp_attach_mode *mode)
     return true;
 }
 
+/* Parses 'other_config:xdp-tx'.  Returns false if it is invalid. */
+static bool
+parse_xdp_tx(const char *s, enum xdp_dp_tx_mode *mode)
+{
+    if (!s || !strcmp(s, "auto")) {
+        *mode = XDP_DP_TX_NONE;
+    } else if (!strcmp(s, "redirect")) {
+        *mode = XDP_DP_TX_REDIRECT;
+    } else if (!strcmp(s, "skb")) {
+        *mode = XDP_DP_TX_SKB;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Applies 'port->tx_request' (or the automatic choice) to the program. */
+static int
+update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
+    OVS_REQUIRES(dp->port_mutex)
+{
+    uint32_t port_no = odp_to_u32(port->port_no);
+    struct xdp_dp_port value;
+
+    if (port->tx_request != XDP_DP_TX_NONE) {
+        port->tx_mode = port->tx_request;
+    } else if (port->peer_name) {
+        port->tx_mode = XDP_DP_TX_SKB;
+    } else {
+        port->tx_mode = choose_tx_mode(port->netdev);
+    }
+    if (!port->attached) {
+        return 0;
+    }
+    value = (struct xdp_dp_port) {
+        .ifindex = netdev_get_ifindex(port->tx_netdev),
+        .tx_mode = port->tx_mode,
+    };
+    return (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
+                                &port_no, &value, BPF_ANY)
+            ? errno : 0);
+}
+
 /* The Interface's other_config reaches the datapath here.  other_config,
  * not options: ofproto hands 'options' to the netdev, and Linux system
  * devices take none, while other_config goes to the datapath (as
  * dpif-netdev's pmd-rxq-affinity does).  'xdp-mode' takes the values of
  * OVS's afxdp ports: native, generic, best-effort (the default).
+ *
+ * 'xdp-tx' says how the program sends to the port: "redirect" (XDP
+ * redirect through the devmap), "skb" (through the TC half), or "auto"
+ * (the default: skb for veths, whose XDP transmit loses frames unless the
+ * peer runs NAPI, which we cannot see from here when the peer is in
+ * another namespace; redirect for everything else).  An operator who
+ * knows that a veth's peer runs an XDP program can ask for "redirect".
  *
  * XDP cannot switch a link between native and generic mode, so a change
  * detaches and attaches again: the port is without the program for that
@@ -967,6 +1020,8 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
 {
     struct dp_xdp *dp = get_dp_xdp(dpif);
     const char *value = smap_get(cfg, "xdp-mode");
+    const char *tx_value = smap_get(cfg, "xdp-tx");
+    enum xdp_dp_tx_mode tx_request;
     struct dp_xdp_port *port;
     enum xdp_attach_mode mode;
     int error = 0;
@@ -977,10 +1032,26 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
                   dp->name, odp_to_u32(port_no), value);
         return EINVAL;
     }
+    if (!parse_xdp_tx(tx_value, &tx_request)) {
+        VLOG_WARN("%s: port %"PRIu32": other_config:xdp-tx=%s is not "
+                  "one of auto, redirect, skb; ignored",
+                  dp->name, odp_to_u32(port_no), tx_value);
+        return EINVAL;
+    }
 
     ovs_mutex_lock(&dp->port_mutex);
     port = dp_xdp_lookup_port(dp, port_no);
-    if (!port || mode == port->mode) {
+    if (!port) {
+        goto out;
+    }
+    if (tx_request != port->tx_request) {
+        port->tx_request = tx_request;
+        error = update_tx_mode(dp, port);
+        VLOG_INFO("%s: port %s: transmit by %s", dp->name,
+                  netdev_get_name(port->netdev),
+                  tx_mode_to_string(port->tx_mode));
+    }
+    if (mode == port->mode) {
         goto out;
     }
     port->mode = mode;
