@@ -713,6 +713,22 @@ fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw, struct ds *why)
         sw->normal ? ARRAY_SIZE(normal_flows) : ARRAY_SIZE(port_flows), why);
     free(in_a);
     free(in_b);
+
+    /* The sink's end of its veth runs an XDP program, so it has NAPI and
+     * XDP redirect delivers into it: ask ovs-xdp for the XDP redirect
+     * path, which it does not choose for veths by itself. */
+    if (!error && sw->kind == FWD_OVS_XDP) {
+        struct ds output = DS_EMPTY_INITIALIZER;
+
+        if (bench_ovs_run(fwd_switch_ovs(fwd, sw), &output,
+                          "ovs-vsctl set interface %s "
+                          "other_config:xdp-tx=redirect",
+                          fwd->sink.root_name)) {
+            bench_explain(why, "ovs-vsctl set interface", 1, &output);
+            error = EIO;
+        }
+        ds_destroy(&output);
+    }
     return error;
 }
 
