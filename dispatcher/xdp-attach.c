@@ -224,6 +224,26 @@ tc:
     return 0;
 }
 
+/* Swaps 'xdp_prog_fd' and 'tc_prog_fd' in for the programs that '*att'
+ * runs on device 'name': bpf_link_update() replaces the XDP program
+ * atomically (no packet meets no program), and the TC filter is replaced in
+ * place.  Returns 0 or a positive errno; on failure the port keeps its old
+ * XDP program. */
+int
+xdp_attach_swap(const char *name, struct xdp_attachment *att,
+                int xdp_prog_fd, int tc_prog_fd)
+{
+    int error;
+
+    if (bpf_link_update(att->link_fd, xdp_prog_fd, NULL)) {
+        error = errno;
+        VLOG_WARN("%s: cannot swap the XDP program (%s)",
+                  name, ovs_strerror(error));
+        return error;
+    }
+    return attach_tc(name, att, tc_prog_fd);
+}
+
 /* Detaches what xdp_attach_port() attached to device 'name', and removes
  * the link's pin at 'pin_path' (if nonnull). */
 void

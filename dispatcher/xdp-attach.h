@@ -45,6 +45,8 @@ const char *xdp_attach_mode_to_string(enum xdp_attach_mode);
 int xdp_attach_port(const char *name, int ifindex, int xdp_prog_fd,
                     int tc_prog_fd, enum xdp_attach_mode,
                     const char *pin_path, struct xdp_attachment *);
+int xdp_attach_swap(const char *name, struct xdp_attachment *,
+                    int xdp_prog_fd, int tc_prog_fd);
 void xdp_detach_port(const char *name, const char *pin_path,
                      struct xdp_attachment *);
 

@@ -163,6 +163,7 @@ struct dp_xdp {
     /* Upcalls. */
     struct fat_rwlock upcall_lock;
     struct perf_buffer *pb;     /* The per-CPU upcall rings. */
+    int upcall_map_fd;          /* The rings' own fd for xdp_dp_upcalls. */
     int n_buffers;              /* Rings in 'pb'. */
     uint32_t n_handlers;        /* Handler threads; protected by
                                  * 'upcall_lock' (held for writing). */

@@ -58,6 +58,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -183,9 +184,18 @@ dp_xdp_upcall_init(struct dp_xdp *dp)
     fat_rwlock_init(&dp->upcall_lock);
     atomic_init(&dp->n_ring_lost, 0);
     atomic_init(&dp->n_queue_lost, 0);
-    dp->pb = perf_buffer__new(bpf_map__fd(dp->skel->maps.xdp_dp_upcalls),
-                              DP_XDP_RING_PAGES, ring_sample, ring_lost, dp,
-                              NULL);
+    /* The rings keep a descriptor of their own for the map: the skeleton
+     * that created it may be replaced (dpif-xdp/reload) while they live,
+     * and perf_buffer__free() uses it. */
+    dp->upcall_map_fd = dup(bpf_map__fd(dp->skel->maps.xdp_dp_upcalls));
+    if (dp->upcall_map_fd < 0) {
+        error = errno;
+        VLOG_ERR("%s: cannot create upcall rings (%s)",
+                 dp->name, ovs_strerror(error));
+        return error;
+    }
+    dp->pb = perf_buffer__new(dp->upcall_map_fd, DP_XDP_RING_PAGES,
+                              ring_sample, ring_lost, dp, NULL);
     if (!dp->pb) {
         error = errno;
         VLOG_ERR("%s: cannot create upcall rings (%s)",
@@ -239,6 +249,10 @@ dp_xdp_upcall_destroy(struct dp_xdp *dp)
     handlers_destroy(dp);
     perf_buffer__free(dp->pb);
     dp->pb = NULL;
+    if (dp->upcall_map_fd >= 0) {
+        close(dp->upcall_map_fd);
+        dp->upcall_map_fd = -1;
+    }
     fat_rwlock_unlock(&dp->upcall_lock);
     fat_rwlock_destroy(&dp->upcall_lock);
 }

@@ -160,6 +160,17 @@ dpif_xdp_port_open_type(const struct dpif_class *dpif_class OVS_UNUSED,
 }
 
 static const char *tx_mode_to_string(enum xdp_dp_tx_mode);
+
+/* Returns the kernel's id of program 'fd', or 0. */
+static uint32_t
+prog_id(int fd)
+{
+    struct bpf_prog_info info;
+    uint32_t len = sizeof info;
+
+    memset(&info, 0, sizeof info);
+    return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
 static struct dp_xdp_port *dp_xdp_lookup_port(const struct dp_xdp *,
                                               odp_port_t);
 
@@ -362,6 +373,131 @@ dp_xdp_claim_stale_link(struct dp_xdp *dp, int ifindex)
     }
 }
 
+/* Replaces 'dp''s program by a new instance that shares all of its maps
+ * (so the flow table, statistics, ports and upcall rings carry on), and
+ * swaps it in on every port at once with bpf_link_update(): an upgrade,
+ * and what a recompiled program will go through.  The kernel's dispatcher
+ * changes twice (the new program joins, the old one leaves), however many
+ * ports there are.  Returns 0 or a positive errno; on failure the old
+ * program keeps running on every port it ran on. */
+static int
+dp_xdp_swap_program(struct dp_xdp *dp, struct ds *reply)
+    OVS_EXCLUDED(dp->flow_mutex, dp->port_mutex)
+{
+    struct xdp_dp *skel = xdp_dp__open();
+    struct dp_xdp_port *port;
+    struct bpf_map *map;
+    uint32_t old_id, new_id;
+    int error = 0, n_ports = 0;
+
+    if (!skel) {
+        return errno;
+    }
+    bpf_object__for_each_map (map, skel->obj) {
+        const char *name = bpf_map__name(map);
+        struct bpf_map *old;
+
+        if (strchr(name, '.')) {
+            continue;           /* Global data: set up below. */
+        }
+        old = bpf_object__find_map_by_name(dp->skel->obj, name);
+        if (!old || bpf_map__reuse_fd(map, bpf_map__fd(old))) {
+            error = old ? errno : ENOENT;
+            VLOG_WARN("%s: cannot share map %s with the new program (%s)",
+                      dp->name, name, ovs_strerror(error));
+            xdp_dp__destroy(skel);
+            return error;
+        }
+    }
+    error = xdp_dp__load(skel);
+    if (error) {
+        error = -error;
+        VLOG_WARN("%s: cannot load the new program (%s)",
+                  dp->name, ovs_strerror(error));
+        xdp_dp__destroy(skel);
+        return error;
+    }
+    skel->data->xdp_parse_vlan_limit = dp->skel->data->xdp_parse_vlan_limit;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    ovs_mutex_lock(&dp->port_mutex);
+    int new_xdp = bpf_program__fd(skel->progs.xdp_dp_main);
+    int new_tc = bpf_program__fd(skel->progs.xdp_dp_tc);
+    HMAP_FOR_EACH (port, node, &dp->ports) {
+        if (port->attached) {
+            int e = xdp_attach_swap(netdev_get_name(port->tx_netdev),
+                                    &port->att, new_xdp, new_tc);
+            error = error ? error : e;
+            n_ports++;
+        }
+    }
+    old_id = prog_id(dp->xdp_prog_fd);
+    new_id = prog_id(new_xdp);
+    if (!error) {
+        struct xdp_dp *old = dp->skel;
+
+        dp->skel = skel;
+        dp->xdp_prog_fd = new_xdp;
+        dp->tc_prog_fd = new_tc;
+        /* The statistics stay mapped: a mapping outlives its fd. */
+        dp->stats_map.fd = bpf_map__fd(skel->maps.xdp_dp_flow_stats);
+        xdp_dp__destroy(old);
+        skel = NULL;
+    }
+    ovs_mutex_unlock(&dp->port_mutex);
+    ovs_mutex_unlock(&dp->flow_mutex);
+
+    if (error) {
+        /* Some ports may run the new program already: it shares the maps,
+         * so that is harmless, and it stays loaded through their links. */
+        xdp_dp__destroy(skel);
+        return error;
+    }
+    ds_put_format(reply, "%s: program id %"PRIu32" replaced by id %"PRIu32
+                  " on %d ports\n", dp->name, old_id, new_id, n_ports);
+    VLOG_INFO("%s: program id %"PRIu32" replaced by id %"PRIu32" on %d "
+              "ports", dp->name, old_id, new_id, n_ports);
+    return 0;
+}
+
+/* ovs-appctl dpif-xdp/reload [DP]: swaps a new instance of the program in
+ * (see dp_xdp_swap_program()). */
+static void
+dpif_xdp_unixctl_reload(struct unixctl_conn *conn, int argc,
+                        const char *argv[], void *aux OVS_UNUSED)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    struct shash_node *node;
+    int error = 0;
+
+    ovs_mutex_lock(&dp_xdp_mutex);
+    if (argc > 1 && !shash_find(&dp_xdps, argv[1])) {
+        ovs_mutex_unlock(&dp_xdp_mutex);
+        unixctl_command_reply_error(conn, "no such xdp datapath");
+        return;
+    }
+    SHASH_FOR_EACH (node, &dp_xdps) {
+        struct dp_xdp *dp = node->data;
+
+        if (argc <= 1 || !strcmp(argv[1], dp->name)) {
+            int e = dp_xdp_swap_program(dp, &s);
+
+            if (e) {
+                ds_put_format(&s, "%s: %s\n", dp->name, ovs_strerror(e));
+                error = e;
+            }
+        }
+    }
+    ovs_mutex_unlock(&dp_xdp_mutex);
+
+    if (error) {
+        unixctl_command_reply_error(conn, ds_cstr(&s));
+    } else {
+        unixctl_command_reply(conn, ds_cstr(&s));
+    }
+    ds_destroy(&s);
+}
+
 /* Creates datapath 'name': loads its program and maps.  Returns 0 and
  * stores the datapath in '*dpp', or a positive errno. */
 static int
@@ -378,11 +514,14 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
                                  dpif_xdp_unixctl_dispatcher_show, NULL);
         unixctl_command_register("dpif-xdp/maps-show", "[dp]", 0, 1,
                                  dpif_xdp_unixctl_maps_show, NULL);
+        unixctl_command_register("dpif-xdp/reload", "[dp]", 0, 1,
+                                 dpif_xdp_unixctl_reload, NULL);
         ovsthread_once_done(&once);
     }
 
     dp = xzalloc(sizeof *dp);
     dp->name = xstrdup(name);
+    dp->upcall_map_fd = -1;
     ovs_mutex_init(&dp->port_mutex);
     hmap_init(&dp->ports);
     dp->port_seq = seq_create();
