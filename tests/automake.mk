@@ -81,12 +81,14 @@ clean-local:
 
 # C test programs, run from the .at files.
 check_PROGRAMS = tests/test-xdp-load tests/test-xdp-parse tests/test-xdp-flow \
-	tests/test-xdp-batch
+	tests/test-xdp-batch tests/test-xdp-dump
 tests_test_xdp_load_SOURCES = tests/test-xdp-load.c
 tests_test_xdp_load_LDADD = $(LIBS)
 tests_test_xdp_parse_SOURCES = tests/test-xdp-parse.c
 tests_test_xdp_parse_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_xdp_batch_SOURCES = tests/test-xdp-batch.c
 tests_test_xdp_batch_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
+tests_test_xdp_dump_SOURCES = tests/test-xdp-dump.c
+tests_test_xdp_dump_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_xdp_flow_SOURCES = tests/test-xdp-flow.c
 tests_test_xdp_flow_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)

@@ -34,7 +34,7 @@ jobs=${JOBS:-$(nproc)}
 PACKAGES="build-essential autoconf automake libtool pkg-config python3
   libssl-dev libcap-ng-dev libnuma-dev libunbound-dev libbpf-dev libxdp-dev
   clang llvm bpftool openvswitch-source openvswitch-common
-  openvswitch-switch iproute2 iputils-ping ethtool procps"
+  openvswitch-switch iproute2 iputils-ping ethtool procps strace"
 
 log() { printf 'quickstart: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
