@@ -303,6 +303,35 @@ compare_doubles(const void *a_, const void *b_)
 
 /* Returns the median of the 'n' 'values' (the mean of the middle two if
  * 'n' is even), 0 if 'n' is 0. */
+/* Parses 'list', a comma-separated list of names, into 'selected': item i
+ * of the 'n' that 'name' names is selected if it is in the list.  Exits
+ * with a message on an unknown name. */
+void
+bench_select(const char *list, const char *(*name)(size_t i), size_t n,
+             bool selected[])
+{
+    char *copy = xstrdup(list);
+    char *token, *save_ptr = NULL;
+
+    for (size_t i = 0; i < n; i++) {
+        selected[i] = false;
+    }
+    for (token = strtok_r(copy, ",", &save_ptr); token;
+         token = strtok_r(NULL, ",", &save_ptr)) {
+        size_t i;
+
+        for (i = 0; i < n && strcmp(token, name(i)); i++) {
+            continue;
+        }
+        if (i >= n) {
+            ovs_fatal(0, "--switches: unknown switch \"%s\" (use --help)",
+                      token);
+        }
+        selected[i] = true;
+    }
+    free(copy);
+}
+
 double
 bench_median(const double *values, size_t n)
 {

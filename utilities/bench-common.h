@@ -78,6 +78,8 @@ double bench_cpu_busy_seconds(const struct bench_cpu *before,
                               const struct bench_cpu *after);
 
 /* Statistics over the runs of one measurement. */
+void bench_select(const char *list, const char *(*name)(size_t i), size_t n,
+                  bool selected[]);
 double bench_median(const double *values, size_t n);
 double bench_min(const double *values, size_t n);
 double bench_max(const double *values, size_t n);

@@ -290,31 +290,21 @@ fwd_pmd_cpu_mask(int gen_cpu)
     return mask ? xasprintf("pmd-cpu-mask=0x%llx", mask) : NULL;
 }
 
+static const char *
+fwd_switch_name(size_t i)
+{
+    return fwd_switches[i].name;
+}
+
 static void
 fwd_parse_switches(struct fwd *fwd, const char *list)
 {
-    char *copy = xstrdup(list);
-    char *name, *save_ptr = NULL;
+    bool selected[FWD_N_SWITCHES];
 
+    bench_select(list, fwd_switch_name, FWD_N_SWITCHES, selected);
     for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        fwd->results[i].selected = false;
+        fwd->results[i].selected = selected[i];
     }
-    for (name = strtok_r(copy, ",", &save_ptr); name;
-         name = strtok_r(NULL, ",", &save_ptr)) {
-        size_t i;
-
-        for (i = 0; i < FWD_N_SWITCHES; i++) {
-            if (!strcmp(name, fwd_switches[i].name)) {
-                fwd->results[i].selected = true;
-                break;
-            }
-        }
-        if (i >= FWD_N_SWITCHES) {
-            ovs_fatal(0, "--switches: unknown switch \"%s\" (use --help)",
-                      name);
-        }
-    }
-    free(copy);
 }
 
 static double

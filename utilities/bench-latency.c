@@ -153,31 +153,21 @@ lat_parse_count(const char *option, const char *arg, unsigned int min,
     return value;
 }
 
+static const char *
+lat_switch_name(size_t i)
+{
+    return lat_switches[i].name;
+}
+
 static void
 lat_parse_switches(struct lat *lat, const char *list)
 {
-    char *copy = xstrdup(list);
-    char *name, *save_ptr = NULL;
+    bool selected[LAT_N_SWITCHES];
 
+    bench_select(list, lat_switch_name, LAT_N_SWITCHES, selected);
     for (size_t i = 0; i < LAT_N_SWITCHES; i++) {
-        lat->results[i].selected = false;
+        lat->results[i].selected = selected[i];
     }
-    for (name = strtok_r(copy, ",", &save_ptr); name;
-         name = strtok_r(NULL, ",", &save_ptr)) {
-        size_t i;
-
-        for (i = 0; i < LAT_N_SWITCHES; i++) {
-            if (!strcmp(name, lat_switches[i].name)) {
-                lat->results[i].selected = true;
-                break;
-            }
-        }
-        if (i >= LAT_N_SWITCHES) {
-            ovs_fatal(0, "--switches: unknown switch \"%s\" (use --help)",
-                      name);
-        }
-    }
-    free(copy);
 }
 
 static void
