@@ -1273,6 +1273,9 @@ dp_xdp_flow_dump_next(struct dpif_flow_dump_thread *thread_,
 
 /* Restarts. */
 
+/* Flows read per BPF_MAP_LOOKUP_BATCH call when taking them back. */
+#define DP_XDP_RESTORE_BATCH 1024
+
 /* Finds the subtable whose mask is 'mask', or returns -1. */
 static int
 mask_find(const struct dp_xdp *dp, const struct xdp_flow_key *mask)
@@ -1375,17 +1378,53 @@ dp_xdp_flow_restore(struct dp_xdp *dp)
         dp->mask_order[dp->n_masks++] = slot;
     }
 
-    uint32_t key, *prev = NULL;
-    while (!bpf_map_get_next_key(meta_fd, prev, &key)) {
-        if (bpf_map_lookup_elem(meta_fd, &key, meta)
-            || !flow_restore_one(dp, key, meta)) {
-            if (n_bad >= allocated) {
-                bad = x2nrealloc(bad, &allocated, sizeof *bad);
-            }
-            bad[n_bad++] = key;
+    /* The flow metadata, read with BPF_MAP_LOOKUP_BATCH, a chunk of
+     * DP_XDP_RESTORE_BATCH flows per call (one call per flow where the
+     * kernel refuses batches). */
+    uint32_t *keys = xmalloc(DP_XDP_RESTORE_BATCH * sizeof *keys);
+    struct xdp_dp_flow_meta *metas = xmalloc(DP_XDP_RESTORE_BATCH
+                                             * sizeof *metas);
+    uint32_t batch_pos, *in = NULL;
+    bool done = false;
+
+    while (!done) {
+        uint32_t count = DP_XDP_RESTORE_BATCH;
+        int error = bpf_map_lookup_batch(meta_fd, in, &batch_pos, keys, metas,
+                                         &count, NULL) ? errno : 0;
+
+        if (error && error != ENOENT) {
+            VLOG_INFO("%s: cannot read flows in batches (%s): reading them "
+                      "one by one", dp->name, ovs_strerror(error));
+            break;
         }
-        prev = &key;
+        done = error == ENOENT;
+        for (uint32_t i = 0; i < count; i++) {
+            if (!flow_restore_one(dp, keys[i], &metas[i])) {
+                if (n_bad >= allocated) {
+                    bad = x2nrealloc(bad, &allocated, sizeof *bad);
+                }
+                bad[n_bad++] = keys[i];
+            }
+        }
+        in = &batch_pos;
     }
+    if (!done) {
+        uint32_t key, *prev = NULL;
+
+        while (!bpf_map_get_next_key(meta_fd, prev, &key)) {
+            if (!dp->slot_flows[key % XDP_DP_MAX_FLOWS]
+                && (bpf_map_lookup_elem(meta_fd, &key, meta)
+                    || !flow_restore_one(dp, key, meta))) {
+                if (n_bad >= allocated) {
+                    bad = x2nrealloc(bad, &allocated, sizeof *bad);
+                }
+                bad[n_bad++] = key;
+            }
+            prev = &key;
+        }
+    }
+    free(keys);
+    free(metas);
     for (size_t i = 0; i < n_bad; i++) {
         bpf_map_delete_elem(meta_fd, &bad[i]);
     }
