@@ -5,7 +5,7 @@
 #                   any uncommitted change under debian/) in a scratch
 #                   directory, runs lintian, and leaves the .deb files in
 #                   the build directory.  DEB_TEST_FLAGS adds options of
-#                   utilities/deb-test.sh (e.g. --head-only, --check).
+#                   utilities/deb-test.sh (e.g. --head-only, --nocheck).
 #   make deb-test   the same build, then installs the package and tests it
 #                   against the system's Open vSwitch (root; see
 #                   utilities/deb-test.sh: it refuses to run while Open
