@@ -16,7 +16,8 @@ datapath_bpf_sources = \
 	datapath/xdp-parse-test.bpf.c \
 	datapath/bench-gen.bpf.c \
 	datapath/bench-redirect.bpf.c \
-	datapath/bench-sink.bpf.c
+	datapath/bench-sink.bpf.c \
+	datapath/bench-trivial.bpf.c
 
 EXTRA_DIST += $(datapath_bpf_sources) $(datapath_bpf_headers)
 

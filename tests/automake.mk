@@ -25,6 +25,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-bpf.at \
 	tests/system-bench.at \
 	tests/system-bench-forward.at \
+	tests/system-bench-dispatch.at \
 	tests/system-parse.at \
 	tests/system-dpif-xdp.at
 

@@ -9,6 +9,7 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/ovs-xdp-bench.h \
 	utilities/bench-common.c \
 	utilities/bench-common.h \
+	utilities/bench-dispatch.c \
 	utilities/bench-forward.c \
 	utilities/bench-latency.c \
 	utilities/bench-stats.c

@@ -38,6 +38,8 @@ static const struct bench_mode {
       "packets per second through ovs-xdp and the alternatives" },
     { "latency", bench_latency_main,
       "first packet of a new flow against later packets" },
+    { "dispatch", bench_dispatch_main,
+      "ns per packet with and without an XDP dispatcher entry" },
 };
 
 static void
