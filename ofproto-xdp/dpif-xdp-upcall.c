@@ -321,8 +321,13 @@ dp_xdp_output(struct dp_xdp *dp, odp_port_t port_no,
     }
     if (!should_steal) {
         dp_packet_batch_clone(&copy, batch);
+        dp_packet_batch_reset_cutlen(batch);
         batch = &copy;
     }
+    /* An output(max_len=N) truncates the copy it sends (odp-execute only
+     * records the length), and not the packet later actions see, as
+     * dpif-netdev does. */
+    dp_packet_batch_apply_cutlen(batch);
     /* netdev_send() takes the packets, sent or not. */
     netdev_send(netdev, 0, batch, true);
     netdev_close(netdev);
@@ -534,6 +539,10 @@ execute_slow_path(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
     ctx.actions_len = actions->size;
     packet = dp_packet_clone_data(buf->packet, buf->up.pkt_len);
     pkt_metadata_init(&packet->md, u32_to_odp(buf->up.in_port));
+    /* odp_execute_actions() finds the headers through the packet's layer
+     * offsets, which only parsing sets. */
+    struct flow flow;
+    flow_extract(packet, &flow);
     dp_packet_batch_init_packet(&batch, packet);
     odp_execute_actions(&ctx, &batch, true, actions->data, actions->size,
                         dp_xdp_execute_cb);
