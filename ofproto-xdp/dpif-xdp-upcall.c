@@ -132,10 +132,12 @@ action_upcall_free(struct dp_xdp_action_upcall *au)
     }
 }
 
-/* What the datapath supports in flow keys: what the XDP parser extracts. */
+/* What upcall keys carry: what the XDP parser extracts, plus the MPLS
+ * labels that flow_extract() finds (with a depth of 0, an MPLS packet's
+ * key would carry an empty, invalid MPLS attribute). */
 static const struct odp_support dp_xdp_odp_support = {
     .max_vlan_headers = 2,
-    .max_mpls_depth = 0,
+    .max_mpls_depth = FLOW_MAX_MPLS_LABELS,
     .recirc = false,
     .nd_ext = true,
 };
