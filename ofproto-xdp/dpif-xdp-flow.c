@@ -891,38 +891,14 @@ dp_xdp_flow_del(struct dp_xdp *dp, struct dpif_flow_del *del)
     return error;
 }
 
-/* Runs the length-'n' run of 'ops' that are all DPIF_OP_FLOW_DEL, with one
- * BPF_MAP_DELETE_BATCH per subtable (one call per flow where the kernel
- * stops part-way, for the rest). */
-void
-dp_xdp_flow_del_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
+/* Deletes the 'n_pend' flows in 'pend' (already out of 'flows', see
+ * flow_del_prepare()) from their BPF subtables and the flow metadata, with
+ * one BPF_MAP_DELETE_BATCH per subtable (one call per flow where the kernel
+ * stops part-way, for the rest), then releases them. */
+static void
+flows_delete_bpf(struct dp_xdp *dp, struct pending_op *pend, size_t n_pend)
+    OVS_REQUIRES(dp->flow_mutex)
 {
-    struct pending_op *pend = xmalloc(n * sizeof *pend);
-    size_t n_pend = 0;
-
-    ovs_mutex_lock(&dp->flow_mutex);
-    for (size_t i = 0; i < n; i++) {
-        struct dpif_flow_del *del = &ops[i]->flow_del;
-        ovs_u128 ufid = flow_ufid(del->ufid, del->key, del->key_len);
-        struct dp_xdp_flow *flow = flow_find(dp, &ufid);
-
-        if (!flow) {
-            ops[i]->error = ENOENT;
-            continue;
-        }
-        ops[i]->error = 0;
-        if (del->stats) {
-            flow_get_stats(dp, flow, del->stats);
-        }
-        flow_del_prepare(dp, flow);
-        if (!flow_in_xdp(flow)) {
-            flow_del_finish(dp, flow);
-            continue;
-        }
-        pend[n_pend++] = (struct pending_op) {
-            .flow = flow, .errorp = &ops[i]->error, .order = i,
-        };
-    }
     qsort(pend, n_pend, sizeof *pend, compare_pending);
 
     struct xdp_flow_key *keys = xmalloc(n_pend * sizeof *keys);
@@ -967,48 +943,74 @@ dp_xdp_flow_del_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
         }
         start = end;
     }
-    ovs_mutex_unlock(&dp->flow_mutex);
-
     free(keys);
+}
+
+/* Runs the length-'n' run of 'ops' that are all DPIF_OP_FLOW_DEL, with one
+ * BPF_MAP_DELETE_BATCH per subtable (one call per flow where the kernel
+ * stops part-way, for the rest). */
+void
+dp_xdp_flow_del_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
+{
+    struct pending_op *pend = xmalloc(n * sizeof *pend);
+    size_t n_pend = 0;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    for (size_t i = 0; i < n; i++) {
+        struct dpif_flow_del *del = &ops[i]->flow_del;
+        ovs_u128 ufid = flow_ufid(del->ufid, del->key, del->key_len);
+        struct dp_xdp_flow *flow = flow_find(dp, &ufid);
+
+        if (!flow) {
+            ops[i]->error = ENOENT;
+            continue;
+        }
+        ops[i]->error = 0;
+        if (del->stats) {
+            flow_get_stats(dp, flow, del->stats);
+        }
+        flow_del_prepare(dp, flow);
+        if (!flow_in_xdp(flow)) {
+            flow_del_finish(dp, flow);
+            continue;
+        }
+        pend[n_pend++] = (struct pending_op) {
+            .flow = flow, .errorp = &ops[i]->error, .order = i,
+        };
+    }
+    flows_delete_bpf(dp, pend, n_pend);
+    ovs_mutex_unlock(&dp->flow_mutex);
     free(pend);
 }
 
-/* Deletes every flow.  Each subtable goes as a whole (the kernel frees a
- * map's elements with the map), so a flush costs a few system calls per
- * mask, not one per flow. */
+/* Deletes every flow, in batches per subtable, as dp_xdp_flow_del_batch()
+ * does: the subtable maps stay (see mask_ref()), so their entries must go
+ * one by one. */
 int
 dp_xdp_flow_flush(struct dpif *dpif)
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     struct dp_xdp_flow *flow;
+    struct pending_op *pend;
+    size_t n_pend = 0;
+    int dummy;
 
     ovs_mutex_lock(&dp->flow_mutex);
-    uint32_t *slots = xmalloc(dp->n_flows * sizeof *slots);
-    size_t n_slots = 0;
-    HMAP_FOR_EACH (flow, node, &dp->flows) {
-        if (flow_in_xdp(flow) && n_slots < dp->n_flows) {
-            slots[n_slots++] = flow->xflow.slot;
-        }
-    }
-    flow_meta_delete(dp, slots, n_slots);
-    free(slots);
-
-    HMAP_FOR_EACH_POP (flow, node, &dp->flows) {
+    pend = xmalloc(hmap_count(&dp->flows) * sizeof *pend);
+    HMAP_FOR_EACH_SAFE (flow, node, &dp->flows) {
+        flow_del_prepare(dp, flow);
         if (flow_in_xdp(flow)) {
-            hmap_remove(&dp->flows_by_key, &flow->key_node);
-            dp->slot_flows[flow->xflow.slot] = NULL;
-            slot_free(dp, flow->xflow.slot);
-        }
-        dp_xdp_flow_free(flow);
-    }
-    for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
-        if (dp->masks[i].in_use) {
-            dp->masks[i].n_flows = 1;
-            mask_unref(dp, i);
+            pend[n_pend] = (struct pending_op) {
+                .flow = flow, .errorp = &dummy, .order = n_pend,
+            };
+            n_pend++;
+        } else {
+            flow_del_finish(dp, flow);
         }
     }
-    dp->n_flows = 0;
+    flows_delete_bpf(dp, pend, n_pend);
     ovs_mutex_unlock(&dp->flow_mutex);
+    free(pend);
     return 0;
 }
 
