@@ -138,8 +138,9 @@ csum_replace2(__sum16 *sum, __be16 from, __be16 to)
     *sum = ~s;
 }
 
-/* Offset of the L3 header, past the Ethernet header and up to two VLAN
- * headers, or -1 if the frame is too short. */
+/* Offset of the L3 header, past the Ethernet header, up to two VLAN
+ * headers and an 802.2 LLC/SNAP header (as xdp_parse_l2__() finds them),
+ * or -1 if the frame is too short. */
 static __always_inline int
 l3_offset(void *data, void *data_end)
 {
@@ -162,6 +163,18 @@ l3_offset(void *data, void *data_end)
         }
         type = *inner;
         off += 4;
+    }
+    if (bpf_ntohs(type) < ETH_P_802_3_MIN) {
+        /* A length, then LLC (AA AA 03), SNAP OUI 0, and the Ethertype:
+         * 8 bytes before the L3 header. */
+        __u8 *llc = data + off;
+        if ((void *) (llc + 8) > data_end) {
+            return -1;
+        }
+        if (llc[0] == 0xaa && llc[1] == 0xaa && llc[2] == 0x03
+            && !llc[3] && !llc[4] && !llc[5]) {
+            off += 8;
+        }
     }
     return off;
 }
