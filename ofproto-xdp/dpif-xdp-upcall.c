@@ -64,6 +64,7 @@
 #include <bpf/libbpf.h>
 
 #include "coverage.h"
+#include "csum.h"
 #include "datapath/xdp-dp.skel.h"
 #include "dp-packet.h"
 #include "dpif-xdp-private.h"
@@ -72,6 +73,7 @@
 #include "netlink.h"
 #include "odp-execute.h"
 #include "odp-util.h"
+#include "packets.h"
 #include "openvswitch/vlog.h"
 #include "ovs-thread.h"
 #include "openvswitch/poll-loop.h"
@@ -300,6 +302,71 @@ dp_xdp_recv_purge(struct dpif *dpif)
         handler_purge(&dp->handlers[i]);
     }
     fat_rwlock_unlock(&dp->upcall_lock);
+}
+
+/* Checksum offload.
+ *
+ * A frame that a veth peer or the host stack sent with checksum offload
+ * reaches XDP with a partial TCP or UDP checksum: the field holds only the
+ * pseudo-header sum, for the hardware (or the kernel, later) to finish.
+ * Frames that XDP switches keep the kernel's note that the sum is
+ * unfinished, but a frame copied to ovs-vswitchd loses it, and sent as it
+ * is, the receiver drops it.  So before executing such a frame, ovs-vswitchd
+ * recognises the partial sum (the field equals the folded pseudo-header
+ * sum) and finishes it, as the kernel datapath does with skb_checksum_help()
+ * before an upcall.  A full checksum that happened to equal that value
+ * would be recomputed to the same value, so the test is safe. */
+static void
+complete_partial_csum(struct dp_packet *p, const struct flow *flow)
+{
+    ovs_be16 *field;
+    uint32_t pseudo;
+    size_t l4_size;
+    void *l4;
+
+    if ((flow->nw_proto != IPPROTO_TCP && flow->nw_proto != IPPROTO_UDP)
+        || flow->nw_frag & FLOW_NW_FRAG_ANY || !dp_packet_l3(p)
+        || !(l4 = dp_packet_l4(p))) {
+        return;
+    }
+    if (flow->dl_type == htons(ETH_TYPE_IP)) {
+        const struct ip_header *ip = dp_packet_l3(p);
+
+        pseudo = packet_csum_pseudoheader(ip);
+        l4_size = ntohs(ip->ip_tot_len) - IP_IHL(ip->ip_ihl_ver) * 4;
+    } else if (flow->dl_type == htons(ETH_TYPE_IPV6)) {
+        const struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(p);
+
+        pseudo = packet_csum_pseudoheader6(ip6);
+        l4_size = ntohs(ip6->ip6_plen);
+        if ((char *) l4 != (char *) (ip6 + 1)) {
+            return;             /* Extension headers: leave it. */
+        }
+    } else {
+        return;
+    }
+    if (l4_size > dp_packet_l4_size(p)) {
+        return;
+    }
+    if (flow->nw_proto == IPPROTO_TCP) {
+        if (l4_size < TCP_HEADER_LEN) {
+            return;
+        }
+        field = &((struct tcp_header *) l4)->tcp_csum;
+    } else {
+        if (l4_size < UDP_HEADER_LEN) {
+            return;
+        }
+        field = &((struct udp_header *) l4)->udp_csum;
+    }
+    if (*field != (ovs_be16) ~csum_finish(pseudo)) {
+        return;
+    }
+    *field = 0;
+    *field = csum_finish(csum_continue(pseudo, l4, l4_size));
+    if (!*field && flow->nw_proto == IPPROTO_UDP) {
+        *field = htons(0xffff);
+    }
 }
 
 /* Execution in userspace. */
@@ -545,6 +612,7 @@ execute_slow_path(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
      * offsets, which only parsing sets. */
     struct flow flow;
     flow_extract(packet, &flow);
+    complete_partial_csum(packet, &flow);
     dp_packet_batch_init_packet(&batch, packet);
     odp_execute_actions(&ctx, &batch, true, actions->data, actions->size,
                         dp_xdp_execute_cb);
@@ -591,6 +659,7 @@ make_miss_upcall(const struct dp_xdp_upcall_buf *buf,
     pkt_metadata_init(&upcall->packet.md, u32_to_odp(buf->up.in_port));
 
     flow_extract(&upcall->packet, &flow);
+    complete_partial_csum(&upcall->packet, &flow);
 
     struct odp_flow_key_parms parms = {
         .flow = &flow,
