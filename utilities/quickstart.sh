@@ -261,7 +261,19 @@ run_tests() {
 
     # A fixed subset of Open vSwitch's own system tests, on xdp (the whole
     # suite is 'make check-system-upstream', about 25 minutes).
-    if [ "$(id -u)" = 0 ]; then
+    # They enter namespaces with 'ip netns exec', which remounts /sys and
+    # fails where / is not a mount point (a chroot): there they are counted
+    # as skipped, not run.
+    local probe=ovsxdp-probe-$$ netns_exec=false
+    if [ "$(id -u)" = 0 ] && ip netns add "$probe" 2>/dev/null; then
+        ip netns exec "$probe" true 2>/dev/null && netns_exec=true
+        ip netns del "$probe"
+    fi
+    if [ "$(id -u)" = 0 ] && ! $netns_exec; then
+        s=$(($(sed -n 's/^UPSTREAM_CI_TESTS *=//p' "$top/tests/upstream.mk" | wc -w)))
+        log "make check-system-upstream-ci: $s tests skipped: 'ip netns exec' does not work here"
+        skipped=$((skipped + s))
+    elif [ "$(id -u)" = 0 ]; then
         log "make check-system-upstream-ci"
         make -C "$builddir" check-system-upstream-ci 2>&1 \
             | tee "$builddir/check-upstream.out" | grep -E '^ *[0-9]+: '
