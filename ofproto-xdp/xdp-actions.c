@@ -108,57 +108,9 @@ xdp_set_field(const struct xdp_set_attr *set, size_t ofs, size_t n,
  * Otherwise returns false, after appending the reason to 'why' (if
  * nonnull) if it is more specific than "unsupported action". */
 static bool
-xdp_set_compile__(const struct xdp_set_attr *set, struct xdp_dp_action *xa,
-                  struct ds *why)
+xdp_set_check_size__(const struct xdp_set_attr *set, size_t expected_size,
+                     struct ds *why)
 {
-    size_t expected_size;
-
-    switch (set->type) {
-    case OVS_KEY_ATTR_ETHERNET:
-        expected_size = sizeof(struct ovs_key_ethernet);
-        break;
-    case OVS_KEY_ATTR_IPV4:
-        expected_size = sizeof(struct ovs_key_ipv4);
-        break;
-    case OVS_KEY_ATTR_TCP:
-        expected_size = sizeof(struct ovs_key_tcp);
-        break;
-    case OVS_KEY_ATTR_UDP:
-        expected_size = sizeof(struct ovs_key_udp);
-        break;
-    case OVS_KEY_ATTR_UNSPEC:
-    case OVS_KEY_ATTR_ENCAP:
-    case OVS_KEY_ATTR_PRIORITY:
-    case OVS_KEY_ATTR_IN_PORT:
-    case OVS_KEY_ATTR_VLAN:
-    case OVS_KEY_ATTR_ETHERTYPE:
-    case OVS_KEY_ATTR_IPV6:
-    case OVS_KEY_ATTR_ICMP:
-    case OVS_KEY_ATTR_ICMPV6:
-    case OVS_KEY_ATTR_ARP:
-    case OVS_KEY_ATTR_ND:
-    case OVS_KEY_ATTR_SKB_MARK:
-    case OVS_KEY_ATTR_TUNNEL:
-    case OVS_KEY_ATTR_SCTP:
-    case OVS_KEY_ATTR_TCP_FLAGS:
-    case OVS_KEY_ATTR_DP_HASH:
-    case OVS_KEY_ATTR_RECIRC_ID:
-    case OVS_KEY_ATTR_MPLS:
-    case OVS_KEY_ATTR_CT_STATE:
-    case OVS_KEY_ATTR_CT_ZONE:
-    case OVS_KEY_ATTR_CT_MARK:
-    case OVS_KEY_ATTR_CT_LABELS:
-    case OVS_KEY_ATTR_CT_ORIG_TUPLE_IPV4:
-    case OVS_KEY_ATTR_CT_ORIG_TUPLE_IPV6:
-    case OVS_KEY_ATTR_NSH:
-    case OVS_KEY_ATTR_PACKET_TYPE:
-    case OVS_KEY_ATTR_ND_EXTENSIONS:
-    case OVS_KEY_ATTR_TUNNEL_INFO:
-    case __OVS_KEY_ATTR_MAX:
-    default:
-        /* The caller's "unsupported action" says it all. */
-        return false;
-    }
     if (set->size != expected_size) {
         if (why) {
             ds_put_format(why, "malformed set action: key attribute %d "
@@ -167,9 +119,19 @@ xdp_set_compile__(const struct xdp_set_attr *set, struct xdp_dp_action *xa,
         }
         return false;
     }
+    return true;
+}
 
+static bool
+xdp_set_compile__(const struct xdp_set_attr *set, struct xdp_dp_action *xa,
+                  struct ds *why)
+{
     switch (set->type) {
     case OVS_KEY_ATTR_ETHERNET:
+        if (!xdp_set_check_size__(set, sizeof(struct ovs_key_ethernet),
+                                  why)) {
+            return false;
+        }
         xa->type = XDP_DP_ACTION_SET_ETH;
         xdp_set_field(set, offsetof(struct ovs_key_ethernet, eth_dst), 6,
                       xa->eth.dst, xa->eth.dst_mask);
@@ -180,6 +142,9 @@ xdp_set_compile__(const struct xdp_set_attr *set, struct xdp_dp_action *xa,
     case OVS_KEY_ATTR_IPV4: {
         const struct ovs_key_ipv4 *mask = set->mask;
 
+        if (!xdp_set_check_size__(set, sizeof(struct ovs_key_ipv4), why)) {
+            return false;
+        }
         /* A plain set's protocol and fragment fields are not written (see
          * odp_set_ipv4() and the kernel's validate_set()), but a masked
          * set that covers them asks for a write that XDP does not do. */
@@ -205,6 +170,9 @@ xdp_set_compile__(const struct xdp_set_attr *set, struct xdp_dp_action *xa,
     case OVS_KEY_ATTR_UDP:
         /* 'struct ovs_key_tcp' and 'struct ovs_key_udp' have the same
          * layout: source port, then destination port. */
+        if (!xdp_set_check_size__(set, sizeof(struct ovs_key_tcp), why)) {
+            return false;
+        }
         xa->type = XDP_DP_ACTION_SET_L4_PORTS;
         xa->l4.proto = (set->type == OVS_KEY_ATTR_TCP
                         ? IPPROTO_TCP : IPPROTO_UDP);
@@ -244,7 +212,8 @@ xdp_set_compile__(const struct xdp_set_attr *set, struct xdp_dp_action *xa,
     case OVS_KEY_ATTR_TUNNEL_INFO:
     case __OVS_KEY_ATTR_MAX:
     default:
-        OVS_NOT_REACHED();
+        /* The caller's "unsupported action" says it all. */
+        return false;
     }
 }
 
