@@ -80,6 +80,36 @@ struct {
     __array(values, struct xdp_dp_subtable);
 } xdp_dp_subtables SEC(".maps");
 
+/* Compact-key subtables of compiled programs (see "Compiled programs" in
+ * xdp-dp.h): for N = 1 to XDP_DP_CKEY_MAX_WORDS, xdp_dp_ckeys_N holds, at
+ * a mask slot, the hash map of that subtable's flows by compact key of N
+ * words.  ovs-vswitchd sizes each inner map to its subtable, so the
+ * template's max_entries is only a placeholder (hash maps in an array of
+ * maps may differ in size). */
+#define XDP_DP_CKEYS_MAP(N)                                             \
+    struct xdp_dp_ckey_template_##N {                                   \
+        __uint(type, BPF_MAP_TYPE_HASH);                                \
+        __uint(map_flags, BPF_F_NO_PREALLOC);                           \
+        __uint(max_entries, 1);                                         \
+        __uint(key_size, (N) * 8);                                      \
+        __uint(value_size, sizeof(struct xdp_flow));                    \
+    };                                                                  \
+    struct {                                                            \
+        __uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);                       \
+        __uint(max_entries, XDP_DP_MAX_MASKS);                          \
+        __type(key, __u32);                                             \
+        __array(values, struct xdp_dp_ckey_template_##N);               \
+    } xdp_dp_ckeys_##N SEC(".maps")
+
+XDP_DP_CKEYS_MAP(1);
+XDP_DP_CKEYS_MAP(2);
+XDP_DP_CKEYS_MAP(3);
+XDP_DP_CKEYS_MAP(4);
+XDP_DP_CKEYS_MAP(5);
+XDP_DP_CKEYS_MAP(6);
+XDP_DP_CKEYS_MAP(7);
+XDP_DP_CKEYS_MAP(8);
+
 /* Per-flow statistics, indexed by flow slot, read by ovs-vswitchd through
  * mmap(). */
 struct {

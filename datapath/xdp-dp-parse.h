@@ -742,13 +742,30 @@ xdp_parse_l3__(struct xdp_md *ctx, struct xdp_flow_key *key,
     return 0;
 }
 
+/* Whether xdp_parse_frame_l4() left out a transport header that
+ * xdp_parse_frame() would have parsed: then xdp_parse_l4__() completes the
+ * key. */
+static __always_inline int
+xdp_parse_l4_pending(const struct xdp_flow_key *key,
+                     const struct xdp_parse_info *info)
+{
+    return (info->l4_ofs != XDP_PARSE_OFS_NONE
+            && !(key->nw_frag & XDP_NW_FRAG_LATER)
+            && key->nw_proto != IPPROTO_TCP);
+}
+
 /* Zeroes '*key' and fills it from the frame in 'ctx' as flow_extract()
  * fills 'struct flow', and fills '*info' with the header offsets; see the
  * comment at the top of this file.  Leaves 'key->in_port', 'recirc_id'
- * and 'dp_hash' zero. */
+ * and 'dp_hash' zero.
+ *
+ * If 'all_l4' is 0 (a constant, for a compiled program whose masks need no
+ * transport fields) only a TCP header is parsed at the transport layer:
+ * its flags go into the flow's counters.  The key is then complete only if
+ * xdp_parse_l4_pending() says so. */
 static __always_inline void
-xdp_parse_frame(struct xdp_md *ctx, struct xdp_flow_key *key,
-                struct xdp_parse_info *info)
+xdp_parse_frame_l4(struct xdp_md *ctx, struct xdp_flow_key *key,
+                   struct xdp_parse_info *info, int all_l4)
 {
     struct xdp_parse_cursor c;
     const __u8 *eth;
@@ -779,9 +796,18 @@ xdp_parse_frame(struct xdp_md *ctx, struct xdp_flow_key *key,
 
     /* Transport layer: not in later fragments. */
     if (info->l4_ofs != XDP_PARSE_OFS_NONE
-        && !(key->nw_frag & XDP_NW_FRAG_LATER)) {
+        && !(key->nw_frag & XDP_NW_FRAG_LATER)
+        && (all_l4 || key->nw_proto == IPPROTO_TCP)) {
         xdp_parse_l4__(ctx, key, info);
     }
+}
+
+/* xdp_parse_frame_l4() with every transport header. */
+static __always_inline void
+xdp_parse_frame(struct xdp_md *ctx, struct xdp_flow_key *key,
+                struct xdp_parse_info *info)
+{
+    xdp_parse_frame_l4(ctx, key, info, 1);
 }
 
 /* Zeroes '*key' and fills it from the frame in 'ctx' as flow_extract()

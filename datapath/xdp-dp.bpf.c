@@ -5,9 +5,10 @@
  *
  * For each frame: the ingress ifindex is mapped to a datapath port (frames
  * from other devices go to the stack untouched); the frame is parsed into a
- * 'struct xdp_flow_key' (xdp-dp-parse.h); the key is masked with each
- * subtable's mask, in the order userspace keeps in xdp_dp_mask_lists, and
- * looked up in that subtable's hash map.  On a hit the flow's counters are
+ * 'struct xdp_flow_key' (xdp-dp-parse.h); the key is classified against
+ * the megaflow table (xdp-dp-classify.h), by the generic classifier or, in
+ * a program compiled for the current table, by the compiled subtables and
+ * then the generic classifier.  On a hit the flow's counters are
  * bumped in the mmapped statistics array and its actions run; a slow-path
  * flow's packets, and all packets that miss, go to ovs-vswitchd through a
  * perf event ring (struct xdp_dp_upcall, then the whole frame).
@@ -16,7 +17,14 @@
  * transmit would lose the frame (a veth whose peer has no NAPI): there the
  * program leaves a 'struct xdp_dp_skb_meta' in front of the frame and
  * passes it up, and xdp_dp_tc, on the same device's TC ingress hook,
- * redirects the resulting skb (see enum xdp_dp_tx_mode). */
+ * redirects the resulting skb (see enum xdp_dp_tx_mode).
+ *
+ * A compiled program (xdp_dp_cfg.enabled) also leaves out the code of the
+ * actions no flow used when it was compiled, and the transport-layer
+ * parsing that no compiled mask needs; a flow installed since then with
+ * another action is handed to ovs-vswitchd as a slow-path flow, and a
+ * packet that misses the compiled subtables is parsed in full before the
+ * generic classifier sees it. */
 
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -31,6 +39,7 @@
 #include "xdp-dp.h"
 #include "xdp-dp-maps.h"
 #include "xdp-dp-parse.h"
+#include "xdp-dp-classify.h"
 
 #define ETH_P_8021Q_BE bpf_htons(0x8100)
 #define ETH_P_8021AD_BE bpf_htons(0x88a8)
@@ -65,52 +74,6 @@ upcall(struct xdp_md *ctx, __u32 type, __u32 in_port, __u32 arg)
         COUNT(n_lost, 1);
     }
     return XDP_DROP;
-}
-
-/* Finds the flow for 'key', visiting subtables in userspace's order.
- * Stores the number of subtables visited in '*n_visited'. */
-static __always_inline struct xdp_flow *
-classify(const struct xdp_flow_key *key, __u32 *n_visited)
-{
-    __u32 zero = 0;
-    __u32 *active = bpf_map_lookup_elem(&xdp_dp_mask_active, &zero);
-    struct xdp_dp_mask_list *list;
-    struct xdp_flow_key *masked;
-
-    *n_visited = 0;
-    if (!active) {
-        return NULL;
-    }
-    list = bpf_map_lookup_elem(&xdp_dp_mask_lists, active);
-    masked = bpf_map_lookup_elem(&xdp_dp_scratch, &zero);
-    if (!list || !masked) {
-        return NULL;
-    }
-
-    __u32 n = list->n_masks;
-    for (__u32 i = 0; i < XDP_DP_MAX_MASKS && i < n; i++) {
-        __u32 slot = list->slots[i];
-        struct xdp_dp_mask *mask = bpf_map_lookup_elem(&xdp_dp_masks, &slot);
-        void *subtable = bpf_map_lookup_elem(&xdp_dp_subtables, &slot);
-
-        if (!mask || !subtable) {
-            continue;
-        }
-        const __u64 *k = (const __u64 *) key;
-        const __u64 *m = (const __u64 *) &mask->mask;
-        __u64 *out = (__u64 *) masked;
-#pragma unroll
-        for (int w = 0; w < XDP_FLOW_KEY_WORDS; w++) {
-            out[w] = k[w] & m[w];
-        }
-        *n_visited = i + 1;
-
-        struct xdp_flow *flow = bpf_map_lookup_elem(subtable, masked);
-        if (flow) {
-            return flow;
-        }
-    }
-    return NULL;
 }
 
 /* Incremental checksum update (RFC 1624) of '*sum' for a 32-bit field
@@ -438,6 +401,11 @@ do_output(struct xdp_md *ctx, __u32 in_port, __u32 port_no)
     }
 }
 
+/* Whether this program has code for actions of 'type' (see
+ * XDP_DP_ACTION_F_OUTPUTS).  A constant for the verifier. */
+#define HAS_ACTION(BIT) (!xdp_dp_cfg.enabled || xdp_dp_cfg.action_bits & (BIT))
+#define ACTION_BIT(TYPE) (1u << (TYPE))
+
 /* Runs 'flow''s actions.  Returns the XDP verdict. */
 static __always_inline int
 execute(struct xdp_md *ctx, const struct xdp_flow *flow,
@@ -451,23 +419,32 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow,
 
         switch (a->type) {
         case XDP_DP_ACTION_OUTPUT:
-            return (i + 1 == n
-                    ? do_output(ctx, key->in_port, a->output.port)
-                    : do_outputs(ctx, flow, i, n));
+            if (i + 1 == n) {
+                return do_output(ctx, key->in_port, a->output.port);
+            } else if (HAS_ACTION(XDP_DP_ACTION_F_OUTPUTS)) {
+                return do_outputs(ctx, flow, i, n);
+            }
+            error = -1;
+            break;
         case XDP_DP_ACTION_PUSH_VLAN:
-            error = do_push_vlan(ctx, &a->vlan);
+            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_PUSH_VLAN))
+                     ? do_push_vlan(ctx, &a->vlan) : -1);
             break;
         case XDP_DP_ACTION_POP_VLAN:
-            error = do_pop_vlan(ctx);
+            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_POP_VLAN))
+                     ? do_pop_vlan(ctx) : -1);
             break;
         case XDP_DP_ACTION_SET_ETH:
-            error = do_set_eth(ctx, a);
+            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_ETH))
+                     ? do_set_eth(ctx, a) : -1);
             break;
         case XDP_DP_ACTION_SET_IPV4:
-            error = do_set_ipv4(ctx, a, key);
+            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV4))
+                     ? do_set_ipv4(ctx, a, key) : -1);
             break;
         case XDP_DP_ACTION_SET_L4_PORTS:
-            error = do_set_l4_ports(ctx, a, key);
+            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
+                     ? do_set_l4_ports(ctx, a, key) : -1);
             break;
         default:
             error = -1;
@@ -487,36 +464,53 @@ xdp_dp_main(struct xdp_md *ctx)
 {
     __u32 ifindex = ctx->ingress_ifindex;
     __u32 *port_no = bpf_map_lookup_elem(&xdp_dp_in_ports, &ifindex);
+    struct xdp_dp_stats *dp_stats;
+    struct xdp_parse_info info;
     struct xdp_flow_key key;
     struct xdp_flow *flow;
-    __u32 n_visited;
+    __u32 n_visited = 0;
+    __u32 zero = 0;
 
     if (!port_no) {
         return XDP_PASS;
     }
+    dp_stats = bpf_map_lookup_elem(&xdp_dp_stats, &zero);
+    if (!dp_stats) {
+        return XDP_DROP;
+    }
 
-    struct xdp_parse_info info;
-    xdp_parse_frame(ctx, &key, &info);
+    int all_l4 = !xdp_dp_cfg.enabled || xdp_dp_cfg.parse_l4;
+    xdp_parse_frame_l4(ctx, &key, &info, all_l4);
     key.in_port = *port_no;
     if (info.flags & XDP_PARSE_F_INCOMPLETE) {
         /* The key is not what flow_extract() would make: no megaflow may
          * match it.  ovs-vswitchd handles the packet. */
-        COUNT(n_missed, 1);
+        dp_stats->n_missed++;
         return upcall(ctx, XDP_DP_UPCALL_MISS, key.in_port, 0);
     }
 
-    flow = classify(&key, &n_visited);
+    if (xdp_dp_cfg.enabled) {
+        flow = classify_compiled(&key, &n_visited, dp_stats);
+        if (!flow) {
+            dp_stats->n_fallback++;
+            if (!all_l4 && xdp_parse_l4_pending(&key, &info)) {
+                xdp_parse_l4__(ctx, &key, &info);
+                if (info.flags & XDP_PARSE_F_INCOMPLETE) {
+                    dp_stats->n_missed++;
+                    return upcall(ctx, XDP_DP_UPCALL_MISS, key.in_port, 0);
+                }
+            }
+            flow = classify_generic(&key, &n_visited, dp_stats);
+        }
+    } else {
+        flow = classify_generic(&key, &n_visited, dp_stats);
+    }
     if (!flow) {
-        COUNT(n_missed, 1);
+        dp_stats->n_missed++;
         return upcall(ctx, XDP_DP_UPCALL_MISS, key.in_port, 0);
     }
-    __u32 zero = 0;
-    struct xdp_dp_stats *dp_stats = bpf_map_lookup_elem(&xdp_dp_stats,
-                                                        &zero);
-    if (dp_stats) {
-        dp_stats->n_hit++;
-        dp_stats->n_mask_hit += n_visited;
-    }
+    dp_stats->n_hit++;
+    dp_stats->n_mask_hit += n_visited;
 
     __u32 slot = flow->slot;
     struct xdp_flow_stats *stats = bpf_map_lookup_elem(&xdp_dp_flow_stats,
@@ -532,8 +526,12 @@ xdp_dp_main(struct xdp_md *ctx)
         }
     }
 
-    if (flow->flags & XDP_FLOW_F_SLOW_PATH) {
-        COUNT(n_slow_path, 1);
+    if (flow->flags & XDP_FLOW_F_SLOW_PATH
+        || (xdp_dp_cfg.enabled
+            && flow->action_bits & ~xdp_dp_cfg.action_bits)) {
+        /* A slow-path flow, or one whose actions this compiled program
+         * has no code for. */
+        dp_stats->n_slow_path++;
         return upcall(ctx, XDP_DP_UPCALL_SLOW_PATH, key.in_port, slot);
     }
     return execute(ctx, flow, &key);

@@ -30,7 +30,7 @@
 
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 4
+#define XDP_DP_ABI_VERSION 5
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -98,6 +98,12 @@ enum xdp_dp_action_type {
                                  * L4 checksum fixed up. */
 };
 
+/* Bits of 'struct xdp_flow''s 'action_bits': (1 << type) for each action
+ * type the flow uses, and XDP_DP_ACTION_F_OUTPUTS if it has more than one
+ * output.  A compiled program carries code only for the bits some flow
+ * had when it was compiled (see 'struct xdp_dp_cfg'). */
+#define XDP_DP_ACTION_F_OUTPUTS (1u << 31)
+
 struct xdp_dp_action {
     __u32 type;                 /* enum xdp_dp_action_type. */
     __u32 pad;                  /* Must be zero. */
@@ -140,6 +146,9 @@ struct xdp_flow {
     __u32 slot;                 /* Index into the statistics arrays. */
     __u16 flags;                /* XDP_FLOW_F_*. */
     __u16 n_actions;            /* Number of 'actions'; 0 means drop. */
+    __u32 action_bits;          /* XDP_DP_ACTION_F_* and 1 << type of each
+                                 * action. */
+    __u32 pad;                  /* Must be zero. */
     struct xdp_dp_action actions[XDP_FLOW_MAX_ACTIONS];
 };
 
@@ -155,7 +164,7 @@ struct xdp_flow_stats {
 };
 
 /* Limits. */
-#define XDP_DP_MAX_MASKS 32         /* Distinct megaflow masks. */
+#define XDP_DP_MAX_MASKS 64         /* Distinct megaflow masks. */
 #define XDP_DP_MAX_FLOWS 262144     /* Flows, and statistics slots. */
 #define XDP_DP_MAX_PORTS 1024       /* Datapath port numbers. */
 #define XDP_DP_MAX_IFINDEX 65536    /* Ingress ifindexes looked up. */
@@ -198,6 +207,55 @@ struct xdp_dp_stats {
     __u64 n_mask_hit;           /* Subtables visited for matched packets. */
     __u64 n_slow_path;          /* Hits on slow-path flows. */
     __u64 n_tx_error;           /* Outputs that failed in XDP. */
+    __u64 n_fallback;           /* Compiled program: packets that missed
+                                 * every compiled subtable and went through
+                                 * the generic classifier. */
+    __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
+                                         * to rank subtables. */
+};
+
+/* Compiled programs
+ * =================
+ *
+ * The program reads 'struct xdp_dp_cfg' from its read-only data section
+ * (a 'const volatile' global that userspace fills in before loading).  The
+ * verifier knows those values as constants and removes the branches they
+ * rule out, so one object file gives both the generic program ('enabled'
+ * 0: every feature, subtables in the order of xdp_dp_mask_lists) and
+ * programs specialised to one flow table (see ofproto-xdp/xdp-compile.c).
+ *
+ * A compiled subtable looks its packets up by a compact key: only the
+ * key's words that the mask touches, masked, packed one after the other
+ * in a hash map whose key is exactly that long (xdp_dp_ckeys_<N> for N
+ * words, an array of maps indexed by mask slot), so that the kernel hashes
+ * and compares 8 to 64 bytes instead of the full key.  A mask that touches
+ * more than XDP_DP_CKEY_MAX_WORDS words is looked up in its full-size
+ * subtable (ckey_words 0), with the mask still a constant. */
+#define XDP_DP_MAX_CSUBS XDP_DP_MAX_MASKS   /* Compiled subtables. */
+#define XDP_DP_CKEY_MAX_WORDS 8             /* Largest compact key. */
+
+/* One compiled subtable. */
+struct xdp_dp_csub {
+    __u32 slot;                 /* Mask slot. */
+    __u32 ckey_words;           /* Words of the compact key (1 to
+                                 * XDP_DP_CKEY_MAX_WORDS), or 0: the full
+                                 * key, in xdp_dp_subtables. */
+    __u32 n_words;              /* Words of the key the mask touches. */
+    __u8 word[XDP_FLOW_KEY_WORDS];  /* Their indexes, ascending. */
+    __u64 mask[XDP_FLOW_KEY_WORDS]; /* Their masks. */
+};
+
+/* What a program was compiled for. */
+struct xdp_dp_cfg {
+    __u32 enabled;              /* 0: the generic program. */
+    __u32 n_csubs;              /* Compiled subtables, in visiting order. */
+    __u32 parse_l4;             /* 0: no compiled mask needs the transport
+                                 * layer; only TCP's is parsed (for the
+                                 * counters' TCP flags) before the compiled
+                                 * lookups. */
+    __u32 action_bits;          /* Actions with code in the program (see
+                                 * XDP_DP_ACTION_F_OUTPUTS). */
+    struct xdp_dp_csub csubs[XDP_DP_MAX_CSUBS];
 };
 
 /* Upcalls: what precedes the packet in each perf event sample. */

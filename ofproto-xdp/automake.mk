@@ -5,6 +5,7 @@ noinst_LTLIBRARIES += ofproto-xdp/libovsxdp.la
 ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/dpif-xdp.c \
 	ofproto-xdp/dpif-xdp.h \
+	ofproto-xdp/dpif-xdp-compile.c \
 	ofproto-xdp/dpif-xdp-flow.c \
 	ofproto-xdp/dpif-xdp-private.h \
 	ofproto-xdp/dpif-xdp-upcall.c \
@@ -12,6 +13,8 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/internal-port.h \
 	ofproto-xdp/xdp-actions.c \
 	ofproto-xdp/xdp-actions.h \
+	ofproto-xdp/xdp-compile.c \
+	ofproto-xdp/xdp-compile.h \
 	ofproto-xdp/xdp-flow.c \
 	ofproto-xdp/xdp-flow.h
 

@@ -50,6 +50,7 @@
 #include <bpf/libbpf.h>
 
 #include "coverage.h"
+#include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
 #include "datapath/xdp-dp.skel.h"
 #include "dpif-xdp-private.h"
 #include "flow.h"
@@ -91,6 +92,7 @@ dp_xdp_flow_init(struct dp_xdp *dp)
     dp->slot_flows = xcalloc(XDP_DP_MAX_FLOWS, sizeof *dp->slot_flows);
     for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
         dp->masks[i].map_fd = -1;
+        dp->masks[i].cmap_fd = -1;
     }
     return 0;
 }
@@ -118,6 +120,9 @@ dp_xdp_flow_destroy(struct dp_xdp *dp)
     for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
         if (dp->masks[i].map_fd >= 0) {
             close(dp->masks[i].map_fd);
+        }
+        if (dp->masks[i].cmap_fd >= 0) {
+            close(dp->masks[i].cmap_fd);
         }
     }
     LIST_FOR_EACH_POP (q, node, &dp->quarantine) {
@@ -255,20 +260,29 @@ mask_ref(struct dp_xdp *dp, const struct xdp_flow_key *mask)
     OVS_REQUIRES(dp->flow_mutex)
 {
     long long int now = time_msec();
-    int free_slot = -1;
+    int free_slot = -1, same_slot = -1;
 
     for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
         struct dp_xdp_mask *m = &dp->masks[i];
+        bool same = !memcmp(&m->mask, mask, sizeof *mask);
 
-        if (m->in_use && !memcmp(&m->mask, mask, sizeof *mask)) {
+        if (m->in_use && same) {
             m->n_flows++;
             return i;
-        } else if (!m->in_use && free_slot < 0 && m->map_fd >= 0
+        } else if (m->in_use || m->map_fd < 0) {
+            continue;
+        } else if (same && same_slot < 0) {
+            same_slot = i;
+        } else if (free_slot < 0 && !m->live
                    && now - m->freed >= DP_XDP_SLOT_QUARANTINE_MS) {
             free_slot = i;
         }
     }
-    if (free_slot < 0) {
+    if (same_slot >= 0) {
+        /* The slot this mask had before: no program can confuse it with
+         * another mask's, and the running program may have it compiled. */
+        free_slot = same_slot;
+    } else if (free_slot < 0) {
         return -EFBIG;
     }
 
@@ -291,6 +305,7 @@ mask_ref(struct dp_xdp *dp, const struct xdp_flow_key *mask)
     m->n_flows = 1;
     m->mask = *mask;
     dp->mask_order[dp->n_masks++] = slot;
+    dp_xdp_compile_table_changed(dp);
     error = publish_mask_order(dp);
     if (error) {
         VLOG_WARN_RL(&rl, "%s: cannot publish subtable order (%s)",
@@ -323,6 +338,7 @@ mask_unref(struct dp_xdp *dp, int slot_)
     /* The slot keeps its (now empty) hash map for the next mask. */
     m->in_use = false;
     m->freed = time_msec();
+    dp_xdp_compile_table_changed(dp);
 }
 
 /* Flows. */
@@ -537,6 +553,18 @@ flow_meta_delete(struct dp_xdp *dp, uint32_t *slots, size_t n)
     }
 }
 
+/* Tells the compiler if 'flow' has an action the running program has no
+ * code for: until a new program is compiled, its packets go to
+ * ovs-vswitchd. */
+static void
+flow_check_actions(struct dp_xdp *dp, const struct dp_xdp_flow *flow)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    if (flow->xflow.action_bits & ~dp->live_action_bits) {
+        dp_xdp_compile_table_changed(dp);
+    }
+}
+
 /* Flow installation comes in two steps, so that a burst of puts can reach
  * the kernel in one BPF_MAP_UPDATE_BATCH per subtable: flow_put_prepare()
  * does everything but the BPF update (the new flow is already in 'flows',
@@ -597,6 +625,8 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
                              dp->name, ovs_strerror(error));
                 return error;
             }
+            dp_xdp_compile_write_flows(dp, flow->mask_slot, &flow, 1, true);
+            flow_check_actions(dp, flow);
         }
         if (flow_in_xdp(flow)) {
             flow_meta_write(dp, &flow, 1);
@@ -656,6 +686,7 @@ flow_put_finish(struct dp_xdp *dp, struct dp_xdp_flow *flow)
 {
     dp->slot_flows[flow->xflow.slot] = flow;
     dp->n_flows++;
+    flow_check_actions(dp, flow);
 }
 
 /* 'flow' could not be added to its BPF subtable, for 'error'. */
@@ -690,6 +721,7 @@ flow_put_commit_one(struct dp_xdp *dp, struct dp_xdp_flow *flow)
         return error;
     }
     flow_put_finish(dp, flow);
+    dp_xdp_compile_write_flows(dp, flow->mask_slot, &flow, 1, true);
     flow_meta_write(dp, &flow, 1);
     return 0;
 }
@@ -796,6 +828,9 @@ dp_xdp_flow_put_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
                     flow_put_finish(dp, pend[start + j].flow);
                     batched[n_batched++] = pend[start + j].flow;
                 }
+                dp_xdp_compile_write_flows(dp, mask_slot,
+                                           &batched[n_batched - count],
+                                           count, true);
                 if (error) {
                     *pend[start + count].errorp = error;
                     flow_put_abort(dp, pend[start + count].flow, error);
@@ -848,6 +883,7 @@ static void
 flow_del_bpf_one(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     OVS_REQUIRES(dp->flow_mutex)
 {
+    dp_xdp_compile_write_flows(dp, flow->mask_slot, &flow, 1, false);
     COVERAGE_INC(xdp_flow_elem_delete);
     dp->calls.elem_delete++;
     if (bpf_map_delete_elem(flow_map_fd(dp, flow), &flow->xkey)) {
@@ -934,6 +970,15 @@ flows_delete_bpf(struct dp_xdp *dp, struct pending_op *pend, size_t n_pend)
             } else {
                 done = !error ? end - start : count < end - start ? count : 0;
             }
+        }
+        if (done) {
+            struct dp_xdp_flow **gone = xmalloc(done * sizeof *gone);
+
+            for (size_t j = 0; j < done; j++) {
+                gone[j] = pend[start + j].flow;
+            }
+            dp_xdp_compile_write_flows(dp, mask_slot, gone, done, false);
+            free(gone);
         }
         for (size_t j = start + done; j < end; j++) {
             flow_del_bpf_one(dp, pend[j].flow);

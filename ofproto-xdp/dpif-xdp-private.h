@@ -39,6 +39,7 @@
 struct ds;
 struct xdp_dp;
 struct perf_buffer;
+struct dp_xdp_compiler;
 
 /* A port of a datapath. */
 struct dp_xdp_port {
@@ -68,6 +69,16 @@ struct dp_xdp_mask {
     struct xdp_flow_key mask;   /* The mask. */
     int map_fd;                 /* The subtable's hash map. */
     long long int freed;        /* time_msec() when last freed. */
+
+    /* Compilation (dpif-xdp-compile.c). */
+    bool live;                  /* Compiled into the running program, with
+                                 * 'mask' as it is: the slot may not take
+                                 * another mask until it is not. */
+    int cmap_fd;                /* Compact-key map, or -1: then flows of
+                                 * this mask are written here too. */
+    uint32_t cmap_size;         /* Its max_entries. */
+    bool cmap_full;             /* A flow did not fit in it. */
+    struct xdp_dp_csub csub;    /* How keys are packed for 'cmap_fd'. */
 };
 
 /* A flow, as ovs-vswitchd knows it.  The BPF subtable holds its XDP form,
@@ -120,15 +131,23 @@ struct dp_xdp_handler {
  *    flow_mutex
  *    port_mutex
  *
- * 'skel', the program and map file descriptors, and 'stats_map' are set up
- * at creation and constant until destruction. */
+ * 'skel', the map file descriptors and 'stats_map' are set up at creation
+ * and constant until destruction.  The running program ('live_skel',
+ * 'xdp_prog_fd', 'tc_prog_fd') changes only under both 'flow_mutex' and
+ * 'port_mutex' (dp_xdp_swap_program()), and swaps are serialized by the
+ * compiler's mutex (dpif-xdp-compile.c). */
 struct dp_xdp {
     char *name;                 /* Datapath name, e.g. "ovs-xdp". */
     int ref_cnt;                /* Open dpifs; protected by dp_xdp_mutex. */
     bool destroyed;             /* dpif_delete() called: gone at last close. */
 
     /* The program and its maps. */
-    struct xdp_dp *skel;        /* Loaded skeleton (datapath/xdp-dp.bpf.c). */
+    struct xdp_dp *skel;        /* Loaded skeleton (datapath/xdp-dp.bpf.c):
+                                 * owns the maps, for the datapath's life. */
+    struct xdp_dp *live_skel;   /* The instance whose program runs: 'skel'
+                                 * or a later one, which shares its maps
+                                 * (changed under 'flow_mutex' and
+                                 * 'port_mutex'). */
     int xdp_prog_fd;            /* The XDP program. */
     int tc_prog_fd;             /* Its TC ingress companion. */
     struct xdp_flow_stats_map stats_map;    /* mmapped flow statistics. */
@@ -170,6 +189,12 @@ struct dp_xdp {
     struct dp_xdp_handler *handlers;    /* 'n_handlers' of them. */
     atomic_uint64_t n_ring_lost;    /* Samples the rings lost. */
     atomic_uint64_t n_queue_lost;   /* Upcalls our queues dropped. */
+
+    /* The flow-table compiler (dpif-xdp-compile.c). */
+    struct dp_xdp_compiler *compiler;
+    uint32_t live_action_bits OVS_GUARDED;  /* Actions the running program
+                                             * has code for ('flow_mutex'). */
+    bool live_compiled OVS_GUARDED;         /* Is it a compiled program? */
 };
 
 /* dpif-xdp.c */
@@ -200,6 +225,30 @@ void dp_xdp_flow_format_maps(struct dp_xdp *, struct ds *);
 void dp_xdp_flow_get_calls(struct dp_xdp *, struct dp_xdp_map_calls *);
 void dp_xdp_flow_get_counts(struct dp_xdp *, uint64_t *n_flows,
                             uint32_t *n_masks);
+
+bool dp_xdp_foreach(const char *name, void (*cb)(struct dp_xdp *, void *aux),
+                    void *aux);
+
+/* dpif-xdp.c: programs. */
+int dp_xdp_load_program(struct dp_xdp *, const struct xdp_dp_cfg *,
+                        struct xdp_dp **skelp);
+int dp_xdp_swap_program(struct dp_xdp *, struct xdp_dp *new_skel,
+                        struct ds *reply);
+
+/* dpif-xdp-compile.c */
+void dp_xdp_compile_init(struct dp_xdp *);
+void dp_xdp_compile_destroy(struct dp_xdp *);
+int dp_xdp_compile_now(struct dp_xdp *, struct ds *reply);
+int dp_xdp_compile_reload(struct dp_xdp *, struct ds *reply);
+void dp_xdp_compile_set_auto(struct dp_xdp *, bool enable);
+void dp_xdp_compile_get_cfg(struct dp_xdp *, struct xdp_dp_cfg *);
+void dp_xdp_compile_format(struct dp_xdp *, struct ds *);
+void dp_xdp_compile_table_changed(struct dp_xdp *dp)
+    OVS_REQUIRES(dp->flow_mutex);
+void dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
+                                struct dp_xdp_flow **, size_t n, bool add)
+    OVS_REQUIRES(dp->flow_mutex);
+void dp_xdp_compile_register_commands(void);
 
 /* dpif-xdp-upcall.c */
 int dp_xdp_upcall_init(struct dp_xdp *);

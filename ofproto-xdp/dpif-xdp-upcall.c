@@ -65,6 +65,7 @@
 
 #include "coverage.h"
 #include "csum.h"
+#include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
 #include "datapath/xdp-dp.skel.h"
 #include "dp-packet.h"
 #include "dpif-xdp-private.h"

@@ -40,6 +40,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
 #include "datapath/xdp-dp.skel.h"
 #include "dpif-provider.h"
 #include "flow.h"
@@ -373,23 +374,21 @@ dp_xdp_claim_stale_link(struct dp_xdp *dp, int ifindex)
     }
 }
 
-/* Replaces 'dp''s program by a new instance that shares all of its maps
- * (so the flow table, statistics, ports and upcall rings carry on), and
- * swaps it in on every port at once with bpf_link_update(): an upgrade,
- * and what a recompiled program will go through.  The kernel's dispatcher
- * changes twice (the new program joins, the old one leaves), however many
- * ports there are.  Returns 0 or a positive errno; on failure the old
- * program keeps running on every port it ran on. */
-static int
-dp_xdp_swap_program(struct dp_xdp *dp, struct ds *reply)
-    OVS_EXCLUDED(dp->flow_mutex, dp->port_mutex)
+/* Loads a new instance of 'dp''s program that shares all of its maps (so
+ * the flow table, statistics, ports and upcall rings carry on), compiled
+ * for 'cfg' (see datapath/xdp-dp.h), or the generic program if 'cfg' is
+ * NULL.  The instance is not attached anywhere.  Returns 0 and stores it
+ * in '*skelp', or a positive errno; libbpf logs the verifier's reasons
+ * through libbpf_print(). */
+int
+dp_xdp_load_program(struct dp_xdp *dp, const struct xdp_dp_cfg *cfg,
+                    struct xdp_dp **skelp)
 {
     struct xdp_dp *skel = xdp_dp__open();
-    struct dp_xdp_port *port;
     struct bpf_map *map;
-    uint32_t old_id, new_id;
-    int error = 0, n_ports = 0;
+    int error;
 
+    *skelp = NULL;
     if (!skel) {
         return errno;
     }
@@ -397,9 +396,11 @@ dp_xdp_swap_program(struct dp_xdp *dp, struct ds *reply)
         const char *name = bpf_map__name(map);
         struct bpf_map *old;
 
-        if (strchr(name, '.')) {
-            continue;           /* Global data: set up below. */
+        if (strstr(name, ".rodata")) {
+            continue;           /* Constants: this instance's own. */
         }
+        /* Global variables (.data) are shared too: every instance sees
+         * the VLAN limit that dpif_xdp_run() sets. */
         old = bpf_object__find_map_by_name(dp->skel->obj, name);
         if (!old || bpf_map__reuse_fd(map, bpf_map__fd(old))) {
             error = old ? errno : ENOENT;
@@ -409,6 +410,10 @@ dp_xdp_swap_program(struct dp_xdp *dp, struct ds *reply)
             return error;
         }
     }
+    if (cfg) {
+        memcpy(CONST_CAST(struct xdp_dp_cfg *, &skel->rodata->xdp_dp_cfg),
+               cfg, sizeof *cfg);
+    }
     error = xdp_dp__load(skel);
     if (error) {
         error = -error;
@@ -417,7 +422,23 @@ dp_xdp_swap_program(struct dp_xdp *dp, struct ds *reply)
         xdp_dp__destroy(skel);
         return error;
     }
-    skel->data->xdp_parse_vlan_limit = dp->skel->data->xdp_parse_vlan_limit;
+    *skelp = skel;
+    return 0;
+}
+
+/* Replaces 'dp''s program by 'skel', loaded by dp_xdp_load_program(), and
+ * swaps it in on every port at once with bpf_link_update(): an upgrade,
+ * and how a recompiled program comes in.  The kernel's dispatcher changes
+ * twice (the new program joins, the old one leaves), however many ports
+ * there are.  Takes ownership of 'skel'.  Returns 0 or a positive errno;
+ * on failure the old program keeps running on every port it ran on. */
+int
+dp_xdp_swap_program(struct dp_xdp *dp, struct xdp_dp *skel, struct ds *reply)
+    OVS_EXCLUDED(dp->flow_mutex, dp->port_mutex)
+{
+    struct dp_xdp_port *port;
+    uint32_t old_id, new_id;
+    int error = 0, n_ports = 0;
 
     ovs_mutex_lock(&dp->flow_mutex);
     ovs_mutex_lock(&dp->port_mutex);
@@ -434,13 +455,17 @@ dp_xdp_swap_program(struct dp_xdp *dp, struct ds *reply)
     old_id = prog_id(dp->xdp_prog_fd);
     new_id = prog_id(new_xdp);
     if (!error) {
-        struct xdp_dp *old = dp->skel;
+        /* 'dp->skel', which owns the maps every instance shares, stays;
+         * only the instance that has become idle goes. */
+        struct xdp_dp *old = dp->live_skel != dp->skel ? dp->live_skel : NULL;
 
-        dp->skel = skel;
+        dp->live_skel = skel;
         dp->xdp_prog_fd = new_xdp;
         dp->tc_prog_fd = new_tc;
-        /* The statistics stay mapped: a mapping outlives its fd. */
-        dp->stats_map.fd = bpf_map__fd(skel->maps.xdp_dp_flow_stats);
+        dp->live_compiled = skel->rodata->xdp_dp_cfg.enabled;
+        dp->live_action_bits = (dp->live_compiled
+                                ? skel->rodata->xdp_dp_cfg.action_bits
+                                : UINT32_MAX);
         xdp_dp__destroy(old);
         skel = NULL;
     }
@@ -453,11 +478,37 @@ dp_xdp_swap_program(struct dp_xdp *dp, struct ds *reply)
         xdp_dp__destroy(skel);
         return error;
     }
-    ds_put_format(reply, "%s: program id %"PRIu32" replaced by id %"PRIu32
-                  " on %d ports\n", dp->name, old_id, new_id, n_ports);
+    if (reply) {
+        ds_put_format(reply, "%s: program id %"PRIu32" replaced by id "
+                      "%"PRIu32" on %d ports\n", dp->name, old_id, new_id,
+                      n_ports);
+    }
     VLOG_INFO("%s: program id %"PRIu32" replaced by id %"PRIu32" on %d "
               "ports", dp->name, old_id, new_id, n_ports);
     return 0;
+}
+
+/* Calls 'cb' with 'aux' for datapath 'name', or for every datapath if
+ * 'name' is NULL, with the global datapath mutex held (so a datapath
+ * cannot go away meanwhile).  Returns false if 'name' names none. */
+bool
+dp_xdp_foreach(const char *name, void (*cb)(struct dp_xdp *, void *aux),
+               void *aux)
+{
+    struct shash_node *node;
+    bool found = false;
+
+    ovs_mutex_lock(&dp_xdp_mutex);
+    SHASH_FOR_EACH (node, &dp_xdps) {
+        struct dp_xdp *dp = node->data;
+
+        if (!name || !strcmp(name, dp->name)) {
+            cb(dp, aux);
+            found = true;
+        }
+    }
+    ovs_mutex_unlock(&dp_xdp_mutex);
+    return found || !name;
 }
 
 /* ovs-appctl dpif-xdp/reload [DP]: swaps a new instance of the program in
@@ -480,7 +531,7 @@ dpif_xdp_unixctl_reload(struct unixctl_conn *conn, int argc,
         struct dp_xdp *dp = node->data;
 
         if (argc <= 1 || !strcmp(argv[1], dp->name)) {
-            int e = dp_xdp_swap_program(dp, &s);
+            int e = dp_xdp_compile_reload(dp, &s);
 
             if (e) {
                 ds_put_format(&s, "%s: %s\n", dp->name, ovs_strerror(e));
@@ -516,6 +567,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
                                  dpif_xdp_unixctl_maps_show, NULL);
         unixctl_command_register("dpif-xdp/reload", "[dp]", 0, 1,
                                  dpif_xdp_unixctl_reload, NULL);
+        dp_xdp_compile_register_commands();
         ovsthread_once_done(&once);
     }
 
@@ -531,6 +583,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     if (error) {
         goto error;
     }
+    dp->live_skel = dp->skel;
     dp->xdp_prog_fd = bpf_program__fd(dp->skel->progs.xdp_dp_main);
     dp->skel->data->xdp_parse_vlan_limit = flow_vlan_limit;
     dp->tc_prog_fd = bpf_program__fd(dp->skel->progs.xdp_dp_tc);
@@ -568,6 +621,8 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
         }
     }
 
+    dp->live_action_bits = UINT32_MAX;
+    dp_xdp_compile_init(dp);
     shash_add(&dp_xdps, name, dp);
     VLOG_INFO("%s: %s xdp datapath", name,
               dp->reused ? "took over the pinned" : "created");
@@ -595,6 +650,7 @@ dp_xdp_free(struct dp_xdp *dp)
     struct dp_xdp_port *port;
 
     shash_find_and_delete(&dp_xdps, dp->name);
+    dp_xdp_compile_destroy(dp);
 
     ovs_mutex_lock(&dp->port_mutex);
     HMAP_FOR_EACH_POP (port, node, &dp->ports) {
@@ -605,6 +661,9 @@ dp_xdp_free(struct dp_xdp *dp)
     dp_xdp_upcall_destroy(dp);
     dp_xdp_flow_destroy(dp);
     xdp_flow_stats_map_close(&dp->stats_map);
+    if (dp->live_skel != dp->skel) {
+        xdp_dp__destroy(dp->live_skel);
+    }
     xdp_dp__destroy(dp->skel);
     if (dp->pinned) {
         /* dpif_delete(): nothing of this datapath is to survive. */

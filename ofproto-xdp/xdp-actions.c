@@ -351,6 +351,8 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
     memset(flow->actions, 0, sizeof flow->actions);
     flow->flags = 0;
     flow->n_actions = 0;
+    flow->action_bits = 0;
+    flow->pad = 0;
 
     NL_ATTR_FOR_EACH (a, left, actions, actions_len) {
         struct xdp_dp_action *xa = &flow->actions[n_actions];
@@ -381,6 +383,7 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
             goto slow;
         }
         n_outputs += xa->type == XDP_DP_ACTION_OUTPUT;
+        flow->action_bits |= 1u << xa->type;
         n_actions++;
     }
     if (left) {
@@ -392,12 +395,16 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
     }
 
     flow->n_actions = n_actions;
+    if (n_outputs > 1) {
+        flow->action_bits |= XDP_DP_ACTION_F_OUTPUTS;
+    }
     return;
 
 slow:
     memset(flow->actions, 0, sizeof flow->actions);
     flow->flags = XDP_FLOW_F_SLOW_PATH;
     flow->n_actions = 0;
+    flow->action_bits = 0;
 }
 
 /* Appends to 's' ",NAME=" ("NAME=" if '*first') and 'value' with 'mask'

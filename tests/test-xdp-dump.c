@@ -45,6 +45,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
 #include "datapath/xdp-dp.skel.h"
 #include "dpif.h"
 #include "dpif-provider.h"

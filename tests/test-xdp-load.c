@@ -39,7 +39,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
-#include "datapath/xdp-dp.h"
+#include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
 #include "datapath/xdp-dp.skel.h"
 
 static const char *

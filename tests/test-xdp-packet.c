@@ -16,7 +16,11 @@
 
 /* test-xdp-packet: table-driven packet tests of the datapath program.
  *
- *   test-xdp-packet [-v]      Runs every row of the table below.
+ *   test-xdp-packet [-v] [--compiled]
+ *                             Runs every row of the table below, through
+ *                             the generic program or, with --compiled,
+ *                             through a program compiled for each row's
+ *                             flow table (ofproto-xdp/xdp-compile.c).
  *   test-xdp-packet flush     Flushes the flow table and installs a flow
  *                             again (see do_flush()).
  *   test-xdp-packet key HEX   Prints the ODP flow key that OVS's
@@ -75,7 +79,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
-#include "datapath/xdp-dp.h"
+#include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
 #include "datapath/xdp-dp.skel.h"
 #include "dp-packet.h"
 #include "dpif.h"
@@ -1113,6 +1117,7 @@ static const struct xp_row xp_rows[] = {
 
 static int lo_ifindex;
 static bool verbose;
+static bool compiled;            /* --compiled: rows run compiled programs. */
 
 /* Hex. */
 
@@ -1411,7 +1416,7 @@ xp_run(struct dp_xdp *dp, const uint8_t *frame, size_t len,
 
     memset(&ctx_out, 0, sizeof ctx_out);
     error = bpf_prog_test_run_opts(
-        bpf_program__fd(dp->skel->progs.xdp_dp_main), &opts);
+        dp->xdp_prog_fd, &opts);
     if (error) {
         ovs_fatal(-error, "BPF_PROG_TEST_RUN");
     }
@@ -1545,6 +1550,18 @@ xp_run_row(struct dpif *dpif, const struct xp_row *row, int row_id)
     /* 1. The flow table. */
     xp_setup_ports(dp, row);
     xp_operate(dpif, flows, n_flows, true, &why);
+    if (compiled) {
+        struct ds reply = DS_EMPTY_INITIALIZER;
+        struct xdp_dp_cfg cfg;
+        int error = dp_xdp_compile_now(dp, &reply);
+
+        dp_xdp_compile_get_cfg(dp, &cfg);
+        if (error || !cfg.enabled) {
+            ds_put_format(&why, "\n    cannot compile: %s",
+                          error ? ovs_strerror(error) : "not compiled");
+        }
+        ds_destroy(&reply);
+    }
     for (int i = 0; i < n_flows; i++) {
         char layer[8];
         uint64_t n;
@@ -1717,6 +1734,8 @@ xp_open_datapath(void)
 
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     uint32_t port_no = XP_IN_PORT;
+    /* Programs change only where the rows say so. */
+    dp_xdp_compile_set_auto(dp, false);
     xp_map_update(dp->skel->maps.xdp_dp_in_ports, &lo_ifindex, &port_no);
     return dpif;
 }
@@ -1835,6 +1854,11 @@ main(int argc, char *argv[])
         argc--;
         argv++;
     }
+    if (argc > 1 && !strcmp(argv[1], "--compiled")) {
+        compiled = true;
+        argc--;
+        argv++;
+    }
     if (argc == 1) {
         return do_table();
     } else if (argc == 2 && !strcmp(argv[1], "flush")) {
@@ -1842,5 +1866,6 @@ main(int argc, char *argv[])
     } else if (argc == 3 && !strcmp(argv[1], "key")) {
         return do_key(argv[2]);
     }
-    ovs_fatal(0, "usage: %s [-v] [flush | key HEX]", program_name);
+    ovs_fatal(0, "usage: %s [-v] [--compiled] [flush | key HEX]",
+              program_name);
 }

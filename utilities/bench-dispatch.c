@@ -114,7 +114,7 @@
 #include "utilities/bench-common.h"
 #include "utilities/ovs-xdp-bench.h"
 
-#include "datapath/xdp-dp.h"
+#include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
 #include "datapath/xdp-dp.skel.h"
 #include "datapath/bench-trivial.skel.h"
 

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* Copyright (c) 2026 The ovs-xdp authors. */
+
+#ifndef XDP_DP_CLASSIFY_H
+#define XDP_DP_CLASSIFY_H 1
+
+/* Megaflow classification, generic and compiled.
+ *
+ * The generic classifier reads everything at run time: the subtable order
+ * from xdp_dp_mask_lists, each subtable's mask from xdp_dp_masks, and
+ * looks the whole masked key (128 bytes) up in the subtable's hash map.
+ *
+ * The compiled classifier reads its subtables from 'xdp_dp_cfg', which
+ * ovs-vswitchd fills in before it loads the program and which the verifier
+ * then knows as constants.  Its loops are unrolled for every possible
+ * subtable, and the verifier drops the copies past 'n_csubs' and every
+ * branch on the configuration that cannot be taken, so what runs is
+ * straight-line code: for each compiled subtable in order, the few masked
+ * words of the key are packed into a compact key and looked up in that
+ * subtable's compact map (see "Compiled programs" in xdp-dp.h).
+ *
+ * A compiled program keeps the generic classifier as its fallback: a
+ * packet that misses every compiled subtable goes through it, over all
+ * subtables of the moment.  That is what makes a compiled program correct
+ * for a table that has changed since it was compiled: a new subtable is
+ * found there until the next program compiles it, and a flow missing from
+ * its compact map (one that did not fit, say) is found in its full-size
+ * map. */
+
+#include "xdp-dp.h"
+#include "xdp-dp-maps.h"
+
+/* The configuration a program was compiled for; all zero (the generic
+ * program) unless ovs-vswitchd sets it before loading. */
+const volatile struct xdp_dp_cfg xdp_dp_cfg = {};
+
+/* Finds the flow for 'key' with the generic classifier, visiting subtables
+ * in userspace's order.  Adds the number of subtables visited to
+ * '*n_visited' and counts the hit in 'dp_stats', if not NULL. */
+static __always_inline struct xdp_flow *
+classify_generic(const struct xdp_flow_key *key, __u32 *n_visited,
+                 struct xdp_dp_stats *dp_stats)
+{
+    __u32 zero = 0;
+    __u32 *active = bpf_map_lookup_elem(&xdp_dp_mask_active, &zero);
+    struct xdp_dp_mask_list *list;
+    struct xdp_flow_key *masked;
+
+    if (!active) {
+        return NULL;
+    }
+    list = bpf_map_lookup_elem(&xdp_dp_mask_lists, active);
+    masked = bpf_map_lookup_elem(&xdp_dp_scratch, &zero);
+    if (!list || !masked) {
+        return NULL;
+    }
+
+    __u32 n = list->n_masks;
+    for (__u32 i = 0; i < XDP_DP_MAX_MASKS && i < n; i++) {
+        __u32 slot = list->slots[i];
+        struct xdp_dp_mask *mask = bpf_map_lookup_elem(&xdp_dp_masks, &slot);
+        void *subtable = bpf_map_lookup_elem(&xdp_dp_subtables, &slot);
+
+        if (!mask || !subtable) {
+            continue;
+        }
+        const __u64 *k = (const __u64 *) key;
+        const __u64 *m = (const __u64 *) &mask->mask;
+        __u64 *out = (__u64 *) masked;
+#pragma unroll
+        for (int w = 0; w < XDP_FLOW_KEY_WORDS; w++) {
+            out[w] = k[w] & m[w];
+        }
+        (*n_visited)++;
+
+        struct xdp_flow *flow = bpf_map_lookup_elem(subtable, masked);
+        if (flow) {
+            if (dp_stats && slot < XDP_DP_MAX_MASKS) {
+                dp_stats->mask_hits[slot]++;
+            }
+            return flow;
+        }
+    }
+    return NULL;
+}
+
+/* Looks 'key' up in compiled subtable 'i' (a constant after unrolling). */
+static __always_inline struct xdp_flow *
+classify_csub(const __u64 *kw, __u32 i)
+{
+    const volatile struct xdp_dp_csub *cs = &xdp_dp_cfg.csubs[i];
+    __u32 slot = cs->slot;
+    __u32 n_words = cs->ckey_words;
+    void *subtable = NULL;
+
+    if (!n_words) {
+        /* Too many words for a compact key: the full-size subtable, but
+         * only the words the mask touches are masked. */
+        __u32 zero = 0;
+        __u64 *out = bpf_map_lookup_elem(&xdp_dp_scratch, &zero);
+
+        if (!out) {
+            return NULL;
+        }
+#pragma unroll
+        for (int w = 0; w < XDP_FLOW_KEY_WORDS; w++) {
+            out[w] = 0;
+        }
+#pragma unroll
+        for (int j = 0; j < XDP_FLOW_KEY_WORDS; j++) {
+            if (j < cs->n_words) {
+                __u32 w = cs->word[j];
+
+                if (w < XDP_FLOW_KEY_WORDS) {
+                    out[w] = kw[w] & cs->mask[j];
+                }
+            }
+        }
+        subtable = bpf_map_lookup_elem(&xdp_dp_subtables, &slot);
+        return subtable ? bpf_map_lookup_elem(subtable, out) : NULL;
+    }
+
+    __u64 ck[XDP_DP_CKEY_MAX_WORDS];
+#pragma unroll
+    for (int j = 0; j < XDP_DP_CKEY_MAX_WORDS; j++) {
+        if (j < n_words) {
+            __u32 w = cs->word[j];
+
+            ck[j] = w < XDP_FLOW_KEY_WORDS ? kw[w] & cs->mask[j] : 0;
+        }
+    }
+    switch (n_words) {
+#define XDP_DP_CKEYS_CASE(N)                                            \
+    case N:                                                             \
+        subtable = bpf_map_lookup_elem(&xdp_dp_ckeys_##N, &slot);       \
+        break;
+    XDP_DP_CKEYS_CASE(1)
+    XDP_DP_CKEYS_CASE(2)
+    XDP_DP_CKEYS_CASE(3)
+    XDP_DP_CKEYS_CASE(4)
+    XDP_DP_CKEYS_CASE(5)
+    XDP_DP_CKEYS_CASE(6)
+    XDP_DP_CKEYS_CASE(7)
+    XDP_DP_CKEYS_CASE(8)
+#undef XDP_DP_CKEYS_CASE
+    default:
+        return NULL;
+    }
+    return subtable ? bpf_map_lookup_elem(subtable, ck) : NULL;
+}
+
+/* Finds the flow for 'key' in the compiled subtables, in their compiled
+ * order.  Adds the number of subtables visited to '*n_visited' and counts
+ * the hit in 'dp_stats', if not NULL. */
+static __always_inline struct xdp_flow *
+classify_compiled(const struct xdp_flow_key *key, __u32 *n_visited,
+                  struct xdp_dp_stats *dp_stats)
+{
+    const __u64 *kw = (const __u64 *) key;
+
+#pragma unroll
+    for (__u32 i = 0; i < XDP_DP_MAX_CSUBS; i++) {
+        if (i >= xdp_dp_cfg.n_csubs) {
+            break;
+        }
+        struct xdp_flow *flow = classify_csub(kw, i);
+        if (flow) {
+            __u32 slot = xdp_dp_cfg.csubs[i].slot;
+
+            /* Counted here, where 'slot' is a constant, so that the paths
+             * that leave with a flow look alike to the verifier. */
+            *n_visited += i + 1;
+            if (dp_stats && slot < XDP_DP_MAX_MASKS) {
+                dp_stats->mask_hits[slot]++;
+            }
+            return flow;
+        }
+    }
+    *n_visited += xdp_dp_cfg.n_csubs;
+    return NULL;
+}
+
+#endif /* xdp-dp-classify.h */

@@ -1,0 +1,873 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Compiling a datapath's flow table into its program, off the packet and
+ * flow-setup paths.
+ *
+ * Each datapath has a compiler thread.  Flow setup only tells it that the
+ * table's shape changed (a mask came or went, or a flow uses an action the
+ * running program has no code for: dp_xdp_compile_table_changed()), which
+ * costs a flag and a seq change; a flow whose mask is compiled already is
+ * installed by map updates alone.  The thread waits until the table has
+ * been quiet for XDP_COMPILE_COALESCE_MS and the last compile is at least
+ * XDP_COMPILE_INTERVAL_MS old, so that a burst of new masks costs one
+ * compile.  Every XDP_COMPILE_RANK_MS it also reads the subtables' hit
+ * counters and recompiles if the order has gone stale (a subtable has more
+ * than twice the hits of one visited before it).
+ *
+ * A compile:
+ *   1. takes a snapshot of the subtables, their hits and the actions in use
+ *      (under the flow mutex) and marks the slots it compiles 'live', so
+ *      that none is given to another mask meanwhile;
+ *   2. has xdp-compile.c build the configuration;
+ *   3. gives each compiled subtable with a compact key a compact map of
+ *      the right key size and capacity, filled with the subtable's flows
+ *      (from then on dpif-xdp-flow.c writes every put and delete of that
+ *      mask to it as well: dp_xdp_compile_write_flows()), and puts it in
+ *      the array of maps of its key size;
+ *   4. loads the program with the configuration (the verifier's time is
+ *      the compile time that matters) and swaps it in on every port
+ *      through the dispatcher's links (dp_xdp_swap_program()).
+ * If loading fails, the running program stays, the failure is logged and
+ * counted, and the same configuration is not tried again.
+ *
+ * Between compiles the running program stays correct: it falls back to the
+ * generic classifier for anything its compiled subtables miss, hands flows
+ * with actions it has no code for to ovs-vswitchd, and parses in full
+ * before the fallback (see datapath/xdp-dp-classify.h). */
+
+#include <config.h>
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "coverage.h"
+#include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
+#include "datapath/xdp-dp.skel.h"
+#include "dpif-xdp-private.h"
+#include "hash.h"
+#include "latch.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/poll-loop.h"
+#include "openvswitch/vlog.h"
+#include "ofproto-xdp/xdp-compile.h"
+#include "ovs-thread.h"
+#include "seq.h"
+#include "timeval.h"
+#include "unixctl.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(dpif_xdp_compile);
+
+COVERAGE_DEFINE(xdp_compile);
+COVERAGE_DEFINE(xdp_compile_failed);
+
+#define XDP_COMPILE_COALESCE_MS 100     /* Quiet time before a compile. */
+#define XDP_COMPILE_INTERVAL_MS 1000    /* Least time between compiles. */
+#define XDP_COMPILE_RANK_MS 5000        /* How often to check the order. */
+#define XDP_COMPILE_RANK_MIN_HITS 1000  /* Hits that make a reorder worth
+                                         * a compile. */
+#define XDP_COMPILE_CMAP_MIN 1024       /* Smallest compact map. */
+
+struct dp_xdp_compiler {
+    pthread_t thread;
+    struct latch exit_latch;    /* Tells the thread to stop. */
+    struct seq *seq;            /* Changes when there is work. */
+    atomic_bool auto_compile;   /* Compile on table changes? */
+
+    /* Protected by the datapath's 'flow_mutex'. */
+    long long int dirty_since;  /* First change since the last compile
+                                 * began, or LLONG_MAX. */
+
+    /* Protected by 'mutex', held through a whole compile. */
+    struct ovs_mutex mutex;
+    struct xdp_dp_cfg cfg;      /* The running program's configuration. */
+    uint64_t hits_base[XDP_DP_MAX_MASKS];   /* Hit counters at the start of
+                                             * the ranking window. */
+    uint64_t hits[XDP_DP_MAX_MASKS];    /* Hits in the last window. */
+    long long int last_compile; /* time_msec() of the last compile. */
+    long long int last_rank;    /* ...and of the last ranking. */
+    uint64_t n_compiles;        /* Programs compiled and swapped in. */
+    uint64_t n_failures;        /* Compiles that failed. */
+    uint64_t n_unchanged;       /* Compiles skipped: nothing to change. */
+    uint32_t failed_hash;       /* Configuration that failed last, or 0. */
+    char *last_error;           /* Why the last failure failed, or NULL. */
+    double compile_ms;          /* The last compile: all of it, */
+    double load_ms;             /* loading and verification, */
+    uint32_t xlated_insns;      /* instructions after the verifier, */
+    uint32_t verified_insns;    /* instructions the verifier processed, */
+    uint32_t jited_bytes;       /* and bytes of machine code. */
+};
+
+/* Hit counters of every subtable, summed over the CPUs, into 'hits'. */
+static void
+read_mask_hits(struct dp_xdp *dp, uint64_t hits[XDP_DP_MAX_MASKS])
+{
+    int n_cpus = libbpf_num_possible_cpus();
+    struct xdp_dp_stats *per_cpu = xcalloc(MAX(n_cpus, 1), sizeof *per_cpu);
+    uint32_t zero = 0;
+
+    memset(hits, 0, XDP_DP_MAX_MASKS * sizeof *hits);
+    if (n_cpus > 0
+        && !bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_stats),
+                                &zero, per_cpu)) {
+        for (int i = 0; i < n_cpus; i++) {
+            for (int j = 0; j < XDP_DP_MAX_MASKS; j++) {
+                hits[j] += per_cpu[i].mask_hits[j];
+            }
+        }
+    }
+    free(per_cpu);
+}
+
+/* Compact maps. */
+
+static int
+cmap_outer_fd(struct dp_xdp *dp, uint32_t n_words)
+{
+    struct bpf_map *maps[] = {
+        NULL,
+        dp->skel->maps.xdp_dp_ckeys_1, dp->skel->maps.xdp_dp_ckeys_2,
+        dp->skel->maps.xdp_dp_ckeys_3, dp->skel->maps.xdp_dp_ckeys_4,
+        dp->skel->maps.xdp_dp_ckeys_5, dp->skel->maps.xdp_dp_ckeys_6,
+        dp->skel->maps.xdp_dp_ckeys_7, dp->skel->maps.xdp_dp_ckeys_8,
+    };
+
+    ovs_assert(n_words >= 1 && n_words <= XDP_DP_CKEY_MAX_WORDS);
+    return bpf_map__fd(maps[n_words]);
+}
+
+/* Writes (if 'add') or deletes the 'n' flows in 'flows', all of subtable
+ * 'mask_slot', in that subtable's compact map, if it has one.  A flow that
+ * does not fit stays in the full-size subtable only, where the compiled
+ * program's fallback finds it, and the next compile makes the map bigger.
+ * Called by dpif-xdp-flow.c after the full-size subtable is written. */
+void
+dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
+                           struct dp_xdp_flow **flows, size_t n, bool add)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    struct dp_xdp_mask *m;
+
+    if (mask_slot < 0 || !n) {
+        return;
+    }
+    m = &dp->masks[mask_slot];
+    if (m->cmap_fd < 0) {
+        return;
+    }
+
+    size_t key_size = m->csub.ckey_words * sizeof(uint64_t);
+    uint8_t *keys = xmalloc(n * key_size);
+    struct xdp_flow *values = add ? xmalloc(n * sizeof *values) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ckey[XDP_DP_CKEY_MAX_WORDS];
+
+        xdp_compile_ckey(&m->csub, &flows[i]->xkey, ckey);
+        memcpy(keys + i * key_size, ckey, key_size);
+        if (add) {
+            values[i] = flows[i]->xflow;
+        }
+    }
+
+    uint32_t count = n;
+    int error;
+    if (add) {
+        error = (n == 1
+                 ? bpf_map_update_elem(m->cmap_fd, keys, values, BPF_ANY)
+                 : bpf_map_update_batch(m->cmap_fd, keys, values, &count,
+                                        NULL)) ? errno : 0;
+        if (error) {
+            /* Full, most likely (E2BIG): the rest is found by the
+             * fallback until the next compile gives a bigger map. */
+            static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+            VLOG_INFO_RL(&rl, "%s: subtable %d: compact map of %"PRIu32
+                         " entries refused a flow (%s): recompiling",
+                         dp->name, mask_slot, m->cmap_size,
+                         ovs_strerror(error));
+            m->cmap_full = true;
+            dp_xdp_compile_table_changed(dp);
+        }
+    } else {
+        error = (n == 1
+                 ? bpf_map_delete_elem(m->cmap_fd, keys)
+                 : bpf_map_delete_batch(m->cmap_fd, keys, &count, NULL))
+                ? errno : 0;
+        if (error && n > 1) {
+            /* A flow that never fit stops the batch: go one by one. */
+            for (size_t i = 0; i < n; i++) {
+                bpf_map_delete_elem(m->cmap_fd, keys + i * key_size);
+            }
+        }
+    }
+    free(keys);
+    free(values);
+}
+
+static uint32_t
+cmap_capacity(uint32_t n_flows)
+{
+    uint64_t want = MAX((uint64_t) n_flows * 4, XDP_COMPILE_CMAP_MIN);
+
+    return MIN(want, XDP_DP_MAX_FLOWS);
+}
+
+/* Makes sure that compiled subtable 'cs' has a compact map that holds all
+ * of its flows, in the array of maps the program looks it up in.  Returns
+ * 0 or a positive errno (then the program finds the subtable's flows
+ * through its fallback). */
+static int
+cmap_prepare(struct dp_xdp *dp, const struct xdp_dp_csub *cs)
+    OVS_EXCLUDED(dp->flow_mutex)
+{
+    struct dp_xdp_mask *m = &dp->masks[cs->slot];
+    int fd = -1, error = 0;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    uint32_t capacity = cmap_capacity(m->n_flows);
+    if (!m->in_use) {
+        /* Gone since the snapshot. */
+    } else if (m->cmap_fd >= 0 && xdp_compile_csub_equal(&m->csub, cs)
+               && !m->cmap_full && m->cmap_size >= 2 * m->n_flows) {
+        /* Still good. */
+    } else {
+        LIBBPF_OPTS(bpf_map_create_opts, opts,
+                    .map_flags = BPF_F_NO_PREALLOC);
+
+        fd = bpf_map_create(BPF_MAP_TYPE_HASH, "xdp_dp_ckeys",
+                            cs->ckey_words * sizeof(uint64_t),
+                            sizeof(struct xdp_flow), capacity, &opts);
+        if (fd < 0) {
+            error = errno;
+            goto out;
+        }
+        if (m->cmap_fd >= 0) {
+            close(m->cmap_fd);
+        }
+        m->cmap_fd = fd;
+        m->cmap_size = capacity;
+        m->cmap_full = false;
+        m->csub = *cs;
+
+        /* Fill it with the subtable's flows, in batches. */
+        struct dp_xdp_flow *batch[256];
+        struct dp_xdp_flow *flow;
+        size_t n = 0;
+        HMAP_FOR_EACH (flow, node, &dp->flows) {
+            if (flow->mask_slot == cs->slot) {
+                batch[n++] = flow;
+                if (n == ARRAY_SIZE(batch)) {
+                    dp_xdp_compile_write_flows(dp, cs->slot, batch, n, true);
+                    n = 0;
+                }
+            }
+        }
+        dp_xdp_compile_write_flows(dp, cs->slot, batch, n, true);
+
+        /* Hold our own fd across the array update, which waits for an RCU
+         * grace period: not under the flow mutex. */
+        fd = dup(fd);
+        if (fd < 0) {
+            error = errno;
+        }
+    }
+out:
+    ovs_mutex_unlock(&dp->flow_mutex);
+
+    if (fd >= 0) {
+        uint32_t slot = cs->slot;
+
+        if (bpf_map_update_elem(cmap_outer_fd(dp, cs->ckey_words), &slot,
+                                &fd, BPF_ANY)) {
+            error = errno;
+        }
+        close(fd);
+    }
+    if (error) {
+        VLOG_WARN("%s: subtable %"PRIu32": cannot set up its compact map "
+                  "(%s); the program will find its flows by the full key",
+                  dp->name, cs->slot, ovs_strerror(error));
+    }
+    return error;
+}
+
+/* Drops the compact maps of subtables that no program compiles any more.
+ * Each array update waits for an RCU grace period, so this runs after the
+ * swap, outside the flow mutex. */
+static void
+cmaps_release_unused(struct dp_xdp *dp)
+{
+    struct { uint32_t slot, n_words; int fd; } gone[XDP_DP_MAX_MASKS];
+    size_t n_gone = 0;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    for (uint32_t slot = 0; slot < XDP_DP_MAX_MASKS; slot++) {
+        struct dp_xdp_mask *m = &dp->masks[slot];
+
+        if (!m->live && m->cmap_fd >= 0) {
+            gone[n_gone].slot = slot;
+            gone[n_gone].n_words = m->csub.ckey_words;
+            gone[n_gone].fd = m->cmap_fd;
+            n_gone++;
+            m->cmap_fd = -1;
+        }
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
+
+    for (size_t i = 0; i < n_gone; i++) {
+        bpf_map_delete_elem(cmap_outer_fd(dp, gone[i].n_words),
+                            &gone[i].slot);
+        close(gone[i].fd);
+    }
+}
+
+/* Marks live the slots compiled in 'cfg' and, unless 'also' is NULL, those
+ * compiled in 'also'; no others. */
+static void
+mark_live(struct dp_xdp *dp, const struct xdp_dp_cfg *cfg,
+          const struct xdp_dp_cfg *also)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    for (uint32_t slot = 0; slot < XDP_DP_MAX_MASKS; slot++) {
+        dp->masks[slot].live = false;
+    }
+    for (uint32_t i = 0; i < cfg->n_csubs; i++) {
+        dp->masks[cfg->csubs[i].slot].live = true;
+    }
+    for (uint32_t i = 0; also && i < also->n_csubs; i++) {
+        dp->masks[also->csubs[i].slot].live = true;
+    }
+}
+
+static uint32_t
+cfg_hash(const struct xdp_dp_cfg *cfg)
+{
+    return hash_bytes(cfg, sizeof *cfg, 0) | 1;
+}
+
+/* Reads the running program's instruction counts into 'c'. */
+static void
+read_prog_info(struct dp_xdp_compiler *c, int prog_fd)
+{
+    struct bpf_prog_info info;
+    uint32_t len = sizeof info;
+
+    memset(&info, 0, sizeof info);
+    if (!bpf_obj_get_info_by_fd(prog_fd, &info, &len)) {
+        c->xlated_insns = info.xlated_prog_len / sizeof(struct bpf_insn);
+        c->verified_insns = info.verified_insns;
+        c->jited_bytes = info.jited_prog_len;
+    }
+}
+
+/* Compiles 'dp''s flow table and swaps the program in.  With 'force',
+ * even if the configuration is the one running, or one that failed.
+ * Returns 0 or a positive errno; appends what happened to 'reply', if
+ * not NULL. */
+static int
+compile(struct dp_xdp *dp, bool force, struct ds *reply)
+    OVS_REQUIRES(dp->compiler->mutex)
+{
+    struct dp_xdp_compiler *c = dp->compiler;
+    struct xdp_compile_mask masks[XDP_DP_MAX_MASKS];
+    uint64_t hits_now[XDP_DP_MAX_MASKS];
+    long long int start = time_msec();
+    struct xdp_dp_cfg cfg;
+    size_t n_masks = 0;
+    uint32_t action_bits = 0;
+    int error;
+
+    /* 1. The table's shape. */
+    read_mask_hits(dp, hits_now);
+    ovs_mutex_lock(&dp->flow_mutex);
+    c->dirty_since = LLONG_MAX;
+    for (uint32_t i = 0; i < dp->n_masks; i++) {
+        uint32_t slot = dp->mask_order[i];
+        struct xdp_compile_mask *cm = &masks[n_masks++];
+
+        cm->slot = slot;
+        cm->mask = dp->masks[slot].mask;
+        cm->n_flows = dp->masks[slot].n_flows;
+        cm->hits = hits_now[slot] - c->hits_base[slot];
+    }
+    struct dp_xdp_flow *flow;
+    HMAP_FOR_EACH (flow, node, &dp->flows) {
+        if (flow->mask_slot >= 0) {
+            action_bits |= flow->xflow.action_bits;
+        }
+    }
+
+    /* 2. The configuration. */
+    xdp_compile_build(masks, n_masks, action_bits, &cfg);
+    if (!force && (!memcmp(&cfg, &c->cfg, sizeof cfg)
+                   || cfg_hash(&cfg) == c->failed_hash)) {
+        ovs_mutex_unlock(&dp->flow_mutex);
+        c->n_unchanged++;
+        if (reply) {
+            ds_put_format(reply, "%s: nothing to compile\n", dp->name);
+        }
+        return 0;
+    }
+    mark_live(dp, &c->cfg, &cfg);
+    ovs_mutex_unlock(&dp->flow_mutex);
+
+    /* 3. Compact maps. */
+    for (uint32_t i = 0; i < cfg.n_csubs; i++) {
+        if (cfg.csubs[i].ckey_words) {
+            cmap_prepare(dp, &cfg.csubs[i]);
+        }
+    }
+
+    /* 4. Load, verify and swap in. */
+    struct xdp_dp *skel;
+    long long int load_start = time_usec();
+    error = dp_xdp_load_program(dp, &cfg, &skel);
+    double load_ms = (time_usec() - load_start) / 1000.0;
+    if (!error) {
+        int prog_fd = bpf_program__fd(skel->progs.xdp_dp_main);
+
+        read_prog_info(c, prog_fd);
+        error = dp_xdp_swap_program(dp, skel, reply);
+    }
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    if (!error) {
+        c->cfg = cfg;
+    }
+    mark_live(dp, &c->cfg, NULL);
+    ovs_mutex_unlock(&dp->flow_mutex);
+    cmaps_release_unused(dp);
+
+    c->last_compile = time_msec();
+    if (error) {
+        COVERAGE_INC(xdp_compile_failed);
+        c->n_failures++;
+        c->failed_hash = cfg_hash(&cfg);
+        free(c->last_error);
+        c->last_error = xasprintf("%s (%"PRIu32" subtables)",
+                                  ovs_strerror(error), cfg.n_csubs);
+        VLOG_WARN("%s: compiling the flow table failed (%s): the running "
+                  "program stays", dp->name, ovs_strerror(error));
+        if (reply) {
+            ds_put_format(reply, "%s: compile failed: %s\n", dp->name,
+                          ovs_strerror(error));
+        }
+        return error;
+    }
+
+    COVERAGE_INC(xdp_compile);
+    c->n_compiles++;
+    c->failed_hash = 0;
+    c->load_ms = load_ms;
+    c->compile_ms = c->last_compile - start;
+    /* A new ranking window. */
+    memcpy(c->hits_base, hits_now, sizeof hits_now);
+    for (size_t i = 0; i < n_masks; i++) {
+        c->hits[masks[i].slot] = masks[i].hits;
+    }
+    c->last_rank = c->last_compile;
+    VLOG_INFO("%s: compiled %"PRIu32" subtables in %.1f ms (%.1f ms to load "
+              "and verify, %"PRIu32" instructions)", dp->name, cfg.n_csubs,
+              c->compile_ms, c->load_ms, c->xlated_insns);
+    return 0;
+}
+
+/* Whether the subtables' hits in the window since the last ranking say
+ * that the compiled order is stale: a subtable has more than twice the
+ * hits (and XDP_COMPILE_RANK_MIN_HITS more) than one visited before it. */
+static bool
+rank_is_stale(struct dp_xdp *dp)
+    OVS_REQUIRES(dp->compiler->mutex)
+{
+    struct dp_xdp_compiler *c = dp->compiler;
+    uint64_t hits_now[XDP_DP_MAX_MASKS], delta[XDP_DP_MAX_MASKS];
+    const struct xdp_dp_cfg *cfg = &c->cfg;
+
+    read_mask_hits(dp, hits_now);
+    for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
+        delta[i] = hits_now[i] - c->hits_base[i];
+    }
+    for (uint32_t i = 0; i < cfg->n_csubs; i++) {
+        for (uint32_t j = i + 1; j < cfg->n_csubs; j++) {
+            uint64_t a = delta[cfg->csubs[i].slot];
+            uint64_t b = delta[cfg->csubs[j].slot];
+
+            if (b > 2 * a + XDP_COMPILE_RANK_MIN_HITS) {
+                return true;
+            }
+        }
+    }
+    /* Keep the window current: the order fits the recent traffic. */
+    memcpy(c->hits_base, hits_now, sizeof hits_now);
+    memcpy(c->hits, delta, sizeof delta);
+    return false;
+}
+
+static void *
+compiler_main(void *dp_)
+{
+    struct dp_xdp *dp = dp_;
+    struct dp_xdp_compiler *c = dp->compiler;
+
+    while (!latch_is_set(&c->exit_latch)) {
+        uint64_t seq = seq_read(c->seq);
+        long long int now = time_msec();
+        long long int wake = now + XDP_COMPILE_RANK_MS;
+        bool enabled;
+
+        atomic_read_relaxed(&c->auto_compile, &enabled);
+        if (enabled) {
+            ovs_mutex_lock(&c->mutex);
+            ovs_mutex_lock(&dp->flow_mutex);
+            long long int dirty = c->dirty_since;
+            ovs_mutex_unlock(&dp->flow_mutex);
+
+            if (dirty != LLONG_MAX) {
+                long long int when = MAX(dirty + XDP_COMPILE_COALESCE_MS,
+                                         c->last_compile
+                                         + XDP_COMPILE_INTERVAL_MS);
+                if (now >= when) {
+                    compile(dp, false, NULL);
+                } else {
+                    wake = when;
+                }
+            } else if (now >= c->last_rank + XDP_COMPILE_RANK_MS) {
+                c->last_rank = now;
+                if (c->cfg.enabled && rank_is_stale(dp)) {
+                    compile(dp, false, NULL);
+                }
+            } else {
+                wake = c->last_rank + XDP_COMPILE_RANK_MS;
+            }
+            ovs_mutex_unlock(&c->mutex);
+        }
+
+        latch_wait(&c->exit_latch);
+        seq_wait(c->seq, seq);
+        poll_timer_wait_until(wake);
+        poll_block();
+    }
+    return NULL;
+}
+
+/* Starts 'dp''s compiler.  Compiles happen automatically unless the
+ * environment variable OVS_XDP_COMPILE is "0". */
+void
+dp_xdp_compile_init(struct dp_xdp *dp)
+{
+    struct dp_xdp_compiler *c = xzalloc(sizeof *c);
+    const char *env = getenv("OVS_XDP_COMPILE");
+
+    ovs_mutex_init(&c->mutex);
+    latch_init(&c->exit_latch);
+    c->seq = seq_create();
+    atomic_init(&c->auto_compile, !env || strcmp(env, "0"));
+    c->dirty_since = LLONG_MAX;
+    c->last_rank = time_msec();
+    read_mask_hits(dp, c->hits_base);
+    dp->compiler = c;
+    c->thread = ovs_thread_create("xdp_compile", compiler_main, dp);
+
+    /* Flows restored after a restart make a table to compile. */
+    ovs_mutex_lock(&dp->flow_mutex);
+    if (dp->n_masks) {
+        dp_xdp_compile_table_changed(dp);
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
+}
+
+void
+dp_xdp_compile_destroy(struct dp_xdp *dp)
+{
+    struct dp_xdp_compiler *c = dp->compiler;
+
+    if (!c) {
+        return;
+    }
+    latch_set(&c->exit_latch);
+    xpthread_join(c->thread, NULL);
+    latch_destroy(&c->exit_latch);
+    seq_destroy(c->seq);
+    ovs_mutex_destroy(&c->mutex);
+    free(c->last_error);
+    free(c);
+    dp->compiler = NULL;
+}
+
+/* The table's shape changed: wake the compiler. */
+void
+dp_xdp_compile_table_changed(struct dp_xdp *dp)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    struct dp_xdp_compiler *c = dp->compiler;
+
+    if (!c) {
+        return;                 /* Restoring flows before the compiler. */
+    }
+    if (c->dirty_since == LLONG_MAX) {
+        c->dirty_since = time_msec();
+        seq_change(c->seq);
+    }
+}
+
+/* Compiles 'dp''s flow table now and swaps the program in, whether or not
+ * automatic compiles are on.  Returns 0 or a positive errno. */
+int
+dp_xdp_compile_now(struct dp_xdp *dp, struct ds *reply)
+{
+    int error;
+
+    ovs_mutex_lock(&dp->compiler->mutex);
+    error = compile(dp, true, reply);
+    ovs_mutex_unlock(&dp->compiler->mutex);
+    return error;
+}
+
+/* Swaps in a new instance of the running program, for the same
+ * configuration (ovs-appctl dpif-xdp/reload).  Returns 0 or a positive
+ * errno. */
+int
+dp_xdp_compile_reload(struct dp_xdp *dp, struct ds *reply)
+{
+    struct dp_xdp_compiler *c = dp->compiler;
+    struct xdp_dp *skel;
+    int error;
+
+    ovs_mutex_lock(&c->mutex);
+    error = dp_xdp_load_program(dp, c->cfg.enabled ? &c->cfg : NULL, &skel);
+    if (!error) {
+        read_prog_info(c, bpf_program__fd(skel->progs.xdp_dp_main));
+        error = dp_xdp_swap_program(dp, skel, reply);
+    }
+    ovs_mutex_unlock(&c->mutex);
+    return error;
+}
+
+void
+dp_xdp_compile_set_auto(struct dp_xdp *dp, bool enable)
+{
+    atomic_store_relaxed(&dp->compiler->auto_compile, enable);
+    seq_change(dp->compiler->seq);
+}
+
+/* Stores the running program's configuration in '*cfg'. */
+void
+dp_xdp_compile_get_cfg(struct dp_xdp *dp, struct xdp_dp_cfg *cfg)
+{
+    ovs_mutex_lock(&dp->compiler->mutex);
+    *cfg = dp->compiler->cfg;
+    ovs_mutex_unlock(&dp->compiler->mutex);
+}
+
+/* Swaps the generic program in and turns automatic compiles off. */
+static int
+uncompile(struct dp_xdp *dp, struct ds *reply)
+{
+    struct dp_xdp_compiler *c = dp->compiler;
+    struct xdp_dp *skel;
+    int error;
+
+    dp_xdp_compile_set_auto(dp, false);
+    ovs_mutex_lock(&c->mutex);
+    error = dp_xdp_load_program(dp, NULL, &skel);
+    if (!error) {
+        read_prog_info(c, bpf_program__fd(skel->progs.xdp_dp_main));
+        error = dp_xdp_swap_program(dp, skel, reply);
+    }
+    if (!error) {
+        memset(&c->cfg, 0, sizeof c->cfg);
+        ovs_mutex_lock(&dp->flow_mutex);
+        mark_live(dp, &c->cfg, NULL);
+        ovs_mutex_unlock(&dp->flow_mutex);
+        cmaps_release_unused(dp);
+    }
+    ovs_mutex_unlock(&c->mutex);
+    return error;
+}
+
+/* Appends what 'dp''s running program was compiled from. */
+void
+dp_xdp_compile_format(struct dp_xdp *dp, struct ds *s)
+{
+    struct dp_xdp_compiler *c = dp->compiler;
+    uint64_t hits_now[XDP_DP_MAX_MASKS];
+    bool enabled, compiled_slot[XDP_DP_MAX_MASKS];
+    const struct xdp_dp_cfg *cfg = &c->cfg;
+    struct bpf_prog_info info;
+    uint32_t len = sizeof info;
+
+    ovs_mutex_lock(&c->mutex);
+    atomic_read_relaxed(&c->auto_compile, &enabled);
+    memset(&info, 0, sizeof info);
+    bpf_obj_get_info_by_fd(dp->xdp_prog_fd, &info, &len);
+    ds_put_format(s, "%s: %s program, id %"PRIu32"; automatic compiles %s\n",
+                  dp->name, cfg->enabled ? "compiled" : "generic", info.id,
+                  enabled ? "on" : "off");
+    ds_put_format(s, "  compiles: %"PRIu64", failed: %"PRIu64", skipped "
+                  "(table unchanged): %"PRIu64"\n",
+                  c->n_compiles, c->n_failures, c->n_unchanged);
+    if (c->n_compiles) {
+        ds_put_format(s, "  last compile: %.1f ms in all, %.1f ms to load "
+                      "and verify\n", c->compile_ms, c->load_ms);
+    }
+    ds_put_format(s, "  program: %"PRIu32" instructions, %"PRIu32" bytes "
+                  "JITed, verifier processed %"PRIu32"\n",
+                  c->xlated_insns, c->jited_bytes, c->verified_insns);
+    if (c->last_error) {
+        ds_put_format(s, "  last failure: %s\n", c->last_error);
+    }
+    if (!cfg->enabled) {
+        ovs_mutex_unlock(&c->mutex);
+        return;
+    }
+    ds_put_cstr(s, "  actions with code: ");
+    xdp_compile_format_actions(s, cfg->action_bits);
+    ds_put_format(s, "\n  transport layer: %s\n",
+                  cfg->parse_l4 ? "parsed" : "TCP only (no mask needs it)");
+
+    read_mask_hits(dp, hits_now);
+    memset(compiled_slot, 0, sizeof compiled_slot);
+    ovs_mutex_lock(&dp->flow_mutex);
+    ds_put_cstr(s, "  compiled subtables, in visiting order (hits since "
+                "the ranking):\n");
+    for (uint32_t i = 0; i < cfg->n_csubs; i++) {
+        const struct xdp_dp_csub *cs = &cfg->csubs[i];
+        const struct dp_xdp_mask *m = &dp->masks[cs->slot];
+
+        compiled_slot[cs->slot] = true;
+        ds_put_format(s, "    %2"PRIu32". slot %2"PRIu32": %"PRIu32" flows, "
+                      "%"PRIu64" hits, ", i + 1, cs->slot,
+                      m->in_use ? m->n_flows : 0,
+                      hits_now[cs->slot] - c->hits_base[cs->slot]);
+        xdp_compile_format_csub(s, cs);
+        if (!m->in_use) {
+            ds_put_cstr(s, " (no flows left)");
+        } else if (cs->ckey_words && m->cmap_fd < 0) {
+            ds_put_cstr(s, " (no compact map: found by the fallback)");
+        } else if (m->cmap_full) {
+            ds_put_cstr(s, " (compact map full: some flows found by the "
+                        "fallback)");
+        }
+        ds_put_char(s, '\n');
+    }
+    bool any = false;
+    for (uint32_t i = 0; i < dp->n_masks; i++) {
+        uint32_t slot = dp->mask_order[i];
+
+        if (!compiled_slot[slot]) {
+            if (!any) {
+                ds_put_cstr(s, "  generic subtables (not compiled yet):\n");
+                any = true;
+            }
+            ds_put_format(s, "    slot %2"PRIu32": %"PRIu32" flows, "
+                          "%"PRIu64" hits\n", slot, dp->masks[slot].n_flows,
+                          hits_now[slot] - c->hits_base[slot]);
+        }
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
+    ovs_mutex_unlock(&c->mutex);
+}
+
+/* unixctl commands. */
+
+struct compile_cmd {
+    struct ds reply;
+    int error;
+    const char *what;           /* "show", "compile", "on", "off". */
+};
+
+static void
+compile_cmd_run(struct dp_xdp *dp, void *cmd_)
+{
+    struct compile_cmd *cmd = cmd_;
+    int error = 0;
+
+    if (!strcmp(cmd->what, "show")) {
+        dp_xdp_compile_format(dp, &cmd->reply);
+    } else if (!strcmp(cmd->what, "compile")) {
+        error = dp_xdp_compile_now(dp, &cmd->reply);
+    } else if (!strcmp(cmd->what, "on")) {
+        dp_xdp_compile_set_auto(dp, true);
+        error = dp_xdp_compile_now(dp, &cmd->reply);
+    } else {
+        error = uncompile(dp, &cmd->reply);
+    }
+    if (error) {
+        ds_put_format(&cmd->reply, "%s: %s\n", dp->name,
+                      ovs_strerror(error));
+        cmd->error = error;
+    }
+}
+
+static void
+compile_cmd_reply(struct unixctl_conn *conn, const char *dp_name,
+                  const char *what)
+{
+    struct compile_cmd cmd = { .reply = DS_EMPTY_INITIALIZER, .what = what };
+
+    if (!dp_xdp_foreach(dp_name, compile_cmd_run, &cmd)) {
+        unixctl_command_reply_error(conn, "no such xdp datapath");
+    } else if (cmd.error) {
+        unixctl_command_reply_error(conn, ds_cstr(&cmd.reply));
+    } else {
+        unixctl_command_reply(conn, ds_cstr(&cmd.reply));
+    }
+    ds_destroy(&cmd.reply);
+}
+
+/* ovs-appctl dpif-xdp/compile-show [DP] */
+static void
+unixctl_compile_show(struct unixctl_conn *conn, int argc, const char *argv[],
+                     void *aux OVS_UNUSED)
+{
+    compile_cmd_reply(conn, argc > 1 ? argv[1] : NULL, "show");
+}
+
+/* ovs-appctl dpif-xdp/compile [DP] */
+static void
+unixctl_compile(struct unixctl_conn *conn, int argc, const char *argv[],
+                void *aux OVS_UNUSED)
+{
+    compile_cmd_reply(conn, argc > 1 ? argv[1] : NULL, "compile");
+}
+
+/* ovs-appctl dpif-xdp/compile-set on|off [DP] */
+static void
+unixctl_compile_set(struct unixctl_conn *conn, int argc, const char *argv[],
+                    void *aux OVS_UNUSED)
+{
+    if (strcmp(argv[1], "on") && strcmp(argv[1], "off")) {
+        unixctl_command_reply_error(conn, "expected \"on\" or \"off\"");
+        return;
+    }
+    compile_cmd_reply(conn, argc > 2 ? argv[2] : NULL, argv[1]);
+}
+
+void
+dp_xdp_compile_register_commands(void)
+{
+    unixctl_command_register("dpif-xdp/compile-show", "[dp]", 0, 1,
+                             unixctl_compile_show, NULL);
+    unixctl_command_register("dpif-xdp/compile", "[dp]", 0, 1,
+                             unixctl_compile, NULL);
+    unixctl_command_register("dpif-xdp/compile-set", "on|off [dp]", 1, 2,
+                             unixctl_compile_set, NULL);
+}
