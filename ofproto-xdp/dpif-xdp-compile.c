@@ -116,9 +116,12 @@ struct dp_xdp_compiler {
     uint32_t jited_bytes;       /* and bytes of machine code. */
 };
 
-/* Hit counters of every subtable, summed over the CPUs, into 'hits'. */
+/* Hit counters of every subtable, summed over the CPUs, into 'hits', and
+ * if 'n_fallback' is not NULL, the packets that missed every compiled
+ * subtable into '*n_fallback'. */
 static void
-read_mask_hits(struct dp_xdp *dp, uint64_t hits[XDP_DP_MAX_MASKS])
+read_mask_hits__(struct dp_xdp *dp, uint64_t hits[XDP_DP_MAX_MASKS],
+                 uint64_t *n_fallback)
 {
     int n_cpus = libbpf_num_possible_cpus();
     struct xdp_dp_stats *per_cpu = xcalloc(MAX(n_cpus, 1), sizeof *per_cpu);
@@ -132,9 +135,18 @@ read_mask_hits(struct dp_xdp *dp, uint64_t hits[XDP_DP_MAX_MASKS])
             for (int j = 0; j < XDP_DP_MAX_MASKS; j++) {
                 hits[j] += per_cpu[i].mask_hits[j];
             }
+            if (n_fallback) {
+                *n_fallback += per_cpu[i].n_fallback;
+            }
         }
     }
     free(per_cpu);
+}
+
+static void
+read_mask_hits(struct dp_xdp *dp, uint64_t hits[XDP_DP_MAX_MASKS])
+{
+    read_mask_hits__(dp, hits, NULL);
 }
 
 /* Compact maps. */
@@ -743,7 +755,10 @@ dp_xdp_compile_format(struct dp_xdp *dp, struct ds *s)
     ds_put_format(s, "\n  transport layer: %s\n",
                   cfg->parse_l4 ? "parsed" : "TCP only (no mask needs it)");
 
-    read_mask_hits(dp, hits_now);
+    uint64_t n_fallback = 0;
+    read_mask_hits__(dp, hits_now, &n_fallback);
+    ds_put_format(s, "  fallback lookups: %"PRIu64" (packets that missed "
+                  "every compiled subtable)\n", n_fallback);
     memset(compiled_slot, 0, sizeof compiled_slot);
     ovs_mutex_lock(&dp->flow_mutex);
     ds_put_cstr(s, "  compiled subtables, in visiting order (hits since "
