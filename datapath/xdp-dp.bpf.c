@@ -196,34 +196,32 @@ do_set_eth(struct xdp_md *ctx, const struct xdp_dp_action *a)
     return 0;
 }
 
-/* Fixes up the L4 checksum of an IPv4 packet whose address changed from
- * 'from' to 'to'; 'l4' is the start of the L4 header. */
-static __always_inline void
-fix_l4_csum_addr(void *l4, void *data_end, __u8 proto, __u8 frag,
-                 __be32 from, __be32 to)
+/* How the TCP or UDP checksum of the packet must change for the rewrites
+ * made so far (see struct xdp_dp_skb_meta): one's-complement sums of
+ * ~old + new over the 16-bit words that changed, not yet folded. */
+struct l4_csum_diff {
+    __u32 pseudo;               /* Pseudo-header words (IPv4 addresses). */
+    __u32 other;                /* Other words (ports). */
+};
+
+static __always_inline __u16
+csum_fold16(__u32 s)
 {
-    if (frag & XDP_NW_FRAG_LATER) {
-        return;
-    }
-    if (proto == IPPROTO_TCP) {
-        struct tcphdr *tcp = l4;
-        if ((void *) (tcp + 1) <= data_end) {
-            csum_replace4(&tcp->check, from, to);
-        }
-    } else if (proto == IPPROTO_UDP) {
-        struct udphdr *udp = l4;
-        if ((void *) (udp + 1) <= data_end && udp->check) {
-            csum_replace4(&udp->check, from, to);
-            if (!udp->check) {
-                udp->check = 0xffff;
-            }
-        }
-    }
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    return s;
+}
+
+static __always_inline __u32
+csum_diff4(__be32 from, __be32 to)
+{
+    return ((__u16) ~from + (__u16) ~(from >> 16)
+            + (__u16) to + (__u16) (to >> 16));
 }
 
 static __always_inline int
 do_set_ipv4(struct xdp_md *ctx, const struct xdp_dp_action *a,
-            const struct xdp_flow_key *key)
+            const struct xdp_flow_key *key, struct l4_csum_diff *diff)
 {
     void *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
@@ -236,20 +234,27 @@ do_set_ipv4(struct xdp_md *ctx, const struct xdp_dp_action *a,
     if ((void *) (ip + 1) > data_end) {
         return -1;
     }
-    void *l4 = (void *) ip + ip->ihl * 4;
+    /* The addresses are in the TCP and UDP pseudo-header; later
+     * fragments have no L4 header. */
+    int l4 = ((ip->protocol == IPPROTO_TCP || ip->protocol == IPPROTO_UDP)
+               && !(key->nw_frag & XDP_NW_FRAG_LATER));
 
     if (a->ipv4.src_mask) {
         __be32 old = ip->saddr;
         __be32 new = (old & ~a->ipv4.src_mask) | (a->ipv4.src & a->ipv4.src_mask);
         csum_replace4(&ip->check, old, new);
-        fix_l4_csum_addr(l4, data_end, ip->protocol, key->nw_frag, old, new);
+        if (l4) {
+            diff->pseudo += csum_diff4(old, new);
+        }
         ip->saddr = new;
     }
     if (a->ipv4.dst_mask) {
         __be32 old = ip->daddr;
         __be32 new = (old & ~a->ipv4.dst_mask) | (a->ipv4.dst & a->ipv4.dst_mask);
         csum_replace4(&ip->check, old, new);
-        fix_l4_csum_addr(l4, data_end, ip->protocol, key->nw_frag, old, new);
+        if (l4) {
+            diff->pseudo += csum_diff4(old, new);
+        }
         ip->daddr = new;
     }
     if (a->ipv4.tos_mask || a->ipv4.ttl_mask) {
@@ -267,15 +272,67 @@ do_set_ipv4(struct xdp_md *ctx, const struct xdp_dp_action *a,
     return 0;
 }
 
+/* The TCP or UDP checksum of the IPv4 packet in 'ctx', or NULL if it has
+ * none (not TCP or UDP, a later fragment, a UDP checksum of zero). */
+static __always_inline __sum16 *
+l4_csum(struct xdp_md *ctx, const struct xdp_flow_key *key)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    int off = l3_offset(data, data_end);
+
+    if (off < 0 || off > 64 || key->nw_frag & XDP_NW_FRAG_LATER
+        || key->eth_type != bpf_htons(ETH_P_IP)) {
+        return NULL;
+    }
+    struct iphdr *ip = data + off;
+    if ((void *) (ip + 1) > data_end) {
+        return NULL;
+    }
+    off += ip->ihl * 4;
+    if (off > 128) {
+        return NULL;
+    }
+    if (ip->protocol == IPPROTO_TCP) {
+        struct tcphdr *tcp = data + off;
+        return (void *) (tcp + 1) <= data_end ? &tcp->check : NULL;
+    } else if (ip->protocol == IPPROTO_UDP) {
+        struct udphdr *udp = data + off;
+        return (void *) (udp + 1) <= data_end && udp->check
+               ? &udp->check : NULL;
+    }
+    return NULL;
+}
+
+/* Applies 'diff' to the packet's TCP or UDP checksum, taken to be a full
+ * one: for outputs that stay XDP frames (see struct xdp_dp_skb_meta for
+ * the others). */
+static __always_inline void
+apply_l4_csum_diff(struct xdp_md *ctx, const struct xdp_flow_key *key,
+                   const struct l4_csum_diff *diff)
+{
+    __sum16 *check;
+
+    if (!diff->pseudo && !diff->other) {
+        return;
+    }
+    check = l4_csum(ctx, key);
+    if (check) {
+        __u16 sum = ~csum_fold16((__u16) ~*check + csum_fold16(diff->pseudo)
+                                 + csum_fold16(diff->other));
+
+        *check = sum ? sum : (key->nw_proto == IPPROTO_UDP ? 0xffff : 0);
+    }
+}
+
 static __always_inline int
 do_set_l4_ports(struct xdp_md *ctx, const struct xdp_dp_action *a,
-                const struct xdp_flow_key *key)
+                const struct xdp_flow_key *key, struct l4_csum_diff *diff)
 {
     void *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
     int off = l3_offset(data, data_end);
     __be16 *ports;
-    __sum16 *check;
 
     if (off < 0 || off > 64 || key->nw_frag & XDP_NW_FRAG_LATER
         || key->nw_proto != a->l4.proto) {
@@ -300,35 +357,30 @@ do_set_l4_ports(struct xdp_md *ctx, const struct xdp_dp_action *a,
             return -1;
         }
         ports = (__be16 *) tcp;
-        check = &tcp->check;
     } else {
         struct udphdr *udp = data + off;
         if ((void *) (udp + 1) > data_end) {
             return -1;
         }
         ports = (__be16 *) udp;
-        check = udp->check ? &udp->check : NULL;
     }
 
     __be16 src = (ports[0] & ~a->l4.src_mask) | (a->l4.src & a->l4.src_mask);
     __be16 dst = (ports[1] & ~a->l4.dst_mask) | (a->l4.dst & a->l4.dst_mask);
-    if (check) {
-        csum_replace2(check, ports[0], src);
-        csum_replace2(check, ports[1], dst);
-        if (a->l4.proto == IPPROTO_UDP && !*check) {
-            *check = 0xffff;
-        }
-    }
+    diff->other += ((__u16) ~ports[0] + (__u16) src
+                    + (__u16) ~ports[1] + (__u16) dst);
     ports[0] = src;
     ports[1] = dst;
     return 0;
 }
 
 /* Leaves a 'struct xdp_dp_skb_meta' naming the 'n' devices in 'ifindex'
- * in front of the frame and passes it up, for xdp_dp_tc to redirect the
- * skb (cloning it to all but the last).  Returns the XDP verdict. */
+ * and carrying 'diff' in front of the frame and passes it up, for
+ * xdp_dp_tc to fix the checksum and redirect the skb (cloning it to all
+ * but the last).  Returns the XDP verdict. */
 static __always_inline int
-pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n)
+pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n,
+           const struct l4_csum_diff *diff)
 {
     struct xdp_dp_skb_meta *meta;
 
@@ -343,6 +395,9 @@ pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n)
     }
     meta->magic = XDP_DP_SKB_META_MAGIC;
     meta->n_outputs = n;
+    meta->flags = diff->pseudo || diff->other ? XDP_DP_SKB_META_F_L4_CSUM : 0;
+    meta->csum_pseudo = csum_fold16(diff->pseudo);
+    meta->csum_other = csum_fold16(diff->other);
 #pragma unroll
     for (int i = 0; i < XDP_DP_MAX_OUTPUTS; i++) {
         meta->ifindex[i] = i < n ? ifindex[i] : 0;
@@ -356,7 +411,7 @@ pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n)
  * XDP verdict. */
 static __always_inline int
 do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
-           __u32 n)
+           __u32 n, const struct l4_csum_diff *diff)
 {
     __u32 ifindex[XDP_DP_MAX_OUTPUTS];
     __u32 k = 0;
@@ -374,12 +429,13 @@ do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
     if (!k) {
         return XDP_DROP;
     }
-    return pass_to_tc(ctx, ifindex, k);
+    return pass_to_tc(ctx, ifindex, k, diff);
 }
 
 /* Sends the frame to datapath port 'port_no'.  Returns the XDP verdict. */
 static __always_inline int
-do_output(struct xdp_md *ctx, __u32 in_port, __u32 port_no)
+do_output(struct xdp_md *ctx, const struct xdp_flow_key *key,
+          __u32 port_no, const struct l4_csum_diff *diff)
 {
     struct xdp_dp_port *port = bpf_map_lookup_elem(&xdp_dp_ports, &port_no);
 
@@ -388,13 +444,15 @@ do_output(struct xdp_md *ctx, __u32 in_port, __u32 port_no)
     }
     switch (port->tx_mode) {
     case XDP_DP_TX_REDIRECT:
+        apply_l4_csum_diff(ctx, key, diff);
         return bpf_redirect_map(&xdp_dp_tx_ports, port_no, XDP_DROP);
 
     case XDP_DP_TX_SKB:
-        return pass_to_tc(ctx, &port->ifindex, 1);
+        return pass_to_tc(ctx, &port->ifindex, 1, diff);
 
     case XDP_DP_TX_SLOW:
-        return upcall(ctx, XDP_DP_UPCALL_OUTPUT, in_port, port_no);
+        apply_l4_csum_diff(ctx, key, diff);
+        return upcall(ctx, XDP_DP_UPCALL_OUTPUT, key->in_port, port_no);
 
     default:
         return XDP_DROP;
@@ -411,6 +469,7 @@ static __always_inline int
 execute(struct xdp_md *ctx, const struct xdp_flow *flow,
         const struct xdp_flow_key *key)
 {
+    struct l4_csum_diff diff = { 0, 0 };
     __u32 n = flow->n_actions;
 
     for (__u32 i = 0; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
@@ -420,9 +479,9 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow,
         switch (a->type) {
         case XDP_DP_ACTION_OUTPUT:
             if (i + 1 == n) {
-                return do_output(ctx, key->in_port, a->output.port);
+                return do_output(ctx, key, a->output.port, &diff);
             } else if (HAS_ACTION(XDP_DP_ACTION_F_OUTPUTS)) {
-                return do_outputs(ctx, flow, i, n);
+                return do_outputs(ctx, flow, i, n, &diff);
             }
             error = -1;
             break;
@@ -440,11 +499,11 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow,
             break;
         case XDP_DP_ACTION_SET_IPV4:
             error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV4))
-                     ? do_set_ipv4(ctx, a, key) : -1);
+                     ? do_set_ipv4(ctx, a, key, &diff) : -1);
             break;
         case XDP_DP_ACTION_SET_L4_PORTS:
             error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
-                     ? do_set_l4_ports(ctx, a, key) : -1);
+                     ? do_set_l4_ports(ctx, a, key, &diff) : -1);
             break;
         default:
             error = -1;
@@ -537,15 +596,74 @@ xdp_dp_main(struct xdp_md *ctx)
     return execute(ctx, flow, &key);
 }
 
+/* The offset of the TCP or UDP checksum of the IPv4 packet in 'skb', or
+ * -1 if it has none; sets '*udp' for UDP.  Outer VLAN tags may be in the
+ * packet or already taken out into the skb's metadata: both work. */
+static __always_inline int
+tc_l4_csum_offset(struct __sk_buff *skb, int *udp)
+{
+    __be16 type;
+    int off = 12;
+    __u8 b[8];
+
+    if (bpf_skb_load_bytes(skb, off, &type, 2)) {
+        return -1;
+    }
+    off += 2;
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        if (type != ETH_P_8021Q_BE && type != ETH_P_8021AD_BE) {
+            break;
+        }
+        if (bpf_skb_load_bytes(skb, off + 2, &type, 2)) {
+            return -1;
+        }
+        off += 4;
+    }
+    if (bpf_ntohs(type) < ETH_P_802_3_MIN) {
+        /* LLC/SNAP, as l3_offset() takes it. */
+        if (bpf_skb_load_bytes(skb, off, b, 8)) {
+            return -1;
+        }
+        if (b[0] != 0xaa || b[1] != 0xaa || b[2] != 0x03 || b[3] || b[4]
+            || b[5]) {
+            return -1;
+        }
+        type = *(__be16 *) &b[6];
+        off += 8;
+    }
+    if (type != bpf_htons(ETH_P_IP)) {
+        return -1;
+    }
+
+    struct iphdr ip;
+    if (bpf_skb_load_bytes(skb, off, &ip, sizeof ip)
+        || ip.frag_off & bpf_htons(0x1fff)) {
+        return -1;
+    }
+    off += ip.ihl * 4;
+    if (ip.protocol == IPPROTO_TCP) {
+        *udp = 0;
+        return off + __builtin_offsetof(struct tcphdr, check);
+    } else if (ip.protocol == IPPROTO_UDP) {
+        *udp = 1;
+        return off + __builtin_offsetof(struct udphdr, check);
+    }
+    return -1;
+}
+
 /* The TC ingress half of outputs through the stack (see pass_to_tc()):
- * clones the skb to every output but the last, and redirects it to the
- * last.  Frames without our metadata go on to the stack. */
+ * fixes up the TCP or UDP checksum for the rewrites XDP made (partial or
+ * full, as bpf_l4_csum_replace() knows), clones the skb to every output
+ * but the last, and redirects it to the last.  Frames without our
+ * metadata go on to the stack. */
 SEC("tc")
 int
 xdp_dp_tc(struct __sk_buff *skb)
 {
     struct xdp_dp_skb_meta *meta = (void *) (long) skb->data_meta;
     __u32 ifindex[XDP_DP_MAX_OUTPUTS];
+    __u32 pseudo, other, flags;
     __u32 n;
 
     if ((void *) (meta + 1) > (void *) (long) skb->data
@@ -556,11 +674,31 @@ xdp_dp_tc(struct __sk_buff *skb)
     if (!n || n > XDP_DP_MAX_OUTPUTS) {
         return TC_ACT_SHOT;
     }
-    /* bpf_clone_redirect() invalidates packet pointers, 'meta' too. */
+    /* bpf_clone_redirect() and the checksum helpers invalidate packet
+     * pointers, 'meta' too. */
+    flags = meta->flags;
+    pseudo = meta->csum_pseudo;
+    other = meta->csum_other;
 #pragma unroll
     for (int i = 0; i < XDP_DP_MAX_OUTPUTS; i++) {
         ifindex[i] = meta->ifindex[i];
     }
+
+    if (flags & XDP_DP_SKB_META_F_L4_CSUM) {
+        int udp = 0;
+        int off = tc_l4_csum_offset(skb, &udp);
+
+        if (off >= 0) {
+            __u64 mm0 = udp ? BPF_F_MARK_MANGLED_0 : 0;
+
+            if ((pseudo && bpf_l4_csum_replace(skb, off, 0, pseudo,
+                                               BPF_F_PSEUDO_HDR | mm0))
+                || (other && bpf_l4_csum_replace(skb, off, 0, other, mm0))) {
+                return TC_ACT_SHOT;
+            }
+        }
+    }
+
 #pragma unroll
     for (int i = 0; i < XDP_DP_MAX_OUTPUTS - 1; i++) {
         if (i + 1 < n) {

@@ -316,12 +316,26 @@ struct xdp_dp_flow_meta {
 /* Metadata that XDP leaves in front of the packet for its TC half, which
  * redirects the skb to 'ifindex[n_outputs - 1]' after cloning it to each
  * of the others: for outputs to XDP_DP_TX_SKB ports, and for flows with
- * several outputs. */
+ * several outputs.
+ *
+ * TCP and UDP checksums of packets that become skbs are fixed up by the TC
+ * half, not in XDP: a packet sent by a local socket may carry a partial
+ * checksum (checksum offload), which XDP cannot tell from a full one but
+ * the kernel's bpf_l4_csum_replace() can.  XDP rewrites the fields and the
+ * IPv4 header checksum, and passes how the TCP or UDP checksum must change:
+ * 'csum_pseudo' for fields of the pseudo-header (addresses), 'csum_other'
+ * for the rest (ports), each a 16-bit one's-complement difference. */
 struct xdp_dp_skb_meta {
-    __u32 magic;                /* XDP_DP_SKB_META_MAGIC. */
-    __u32 n_outputs;            /* 1 to XDP_DP_MAX_OUTPUTS. */
+    __u16 magic;                /* XDP_DP_SKB_META_MAGIC. */
+    __u8 n_outputs;             /* 1 to XDP_DP_MAX_OUTPUTS. */
+    __u8 flags;                 /* XDP_DP_SKB_META_F_*. */
+    __u16 csum_pseudo;          /* See above. */
+    __u16 csum_other;           /* See above. */
     __u32 ifindex[XDP_DP_MAX_OUTPUTS];  /* Where to send the skb. */
 };
-#define XDP_DP_SKB_META_MAGIC 0x0f5dcafe
+#define XDP_DP_SKB_META_MAGIC 0x0f5e
+#define XDP_DP_SKB_META_F_L4_CSUM 0x01  /* Apply 'csum_pseudo' and
+                                         * 'csum_other' to the IPv4
+                                         * packet's TCP or UDP checksum. */
 
 #endif /* xdp-dp.h */
