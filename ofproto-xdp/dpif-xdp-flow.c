@@ -291,6 +291,13 @@ mask_ref(struct dp_xdp *dp, const struct xdp_flow_key *mask)
     struct xdp_dp_mask value;
     int error;
 
+    if (free_slot != same_slot && m->cmap_fd >= 0) {
+        /* The old mask's compact map: no program reads it (the slot is
+         * not live), and its key layout is not this mask's. */
+        close(m->cmap_fd);
+        m->cmap_fd = -1;
+    }
+
     memset(&value, 0, sizeof value);
     value.mask = *mask;
     if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_masks),
