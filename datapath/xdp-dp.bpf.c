@@ -29,7 +29,9 @@
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
+#include <linux/icmpv6.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/pkt_cls.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
@@ -272,31 +274,71 @@ do_set_ipv4(struct xdp_md *ctx, const struct xdp_dp_action *a,
     return 0;
 }
 
-/* The TCP or UDP checksum of the IPv4 packet in 'ctx', or NULL if it has
- * none (not TCP or UDP, a later fragment, a UDP checksum of zero). */
+/* The offset of the L4 header of the IPv6 packet in 'ctx' if it follows
+ * the IPv6 header directly (no extension headers) and is 'key''s
+ * transport protocol, otherwise -1. */
+static __always_inline int
+ipv6_l4_offset(struct xdp_md *ctx, const struct xdp_flow_key *key)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    int off = l3_offset(data, data_end);
+
+    if (off < 0 || off > 64 || key->eth_type != bpf_htons(ETH_P_IPV6)) {
+        return -1;
+    }
+    struct ipv6hdr *ip6 = data + off;
+    if ((void *) (ip6 + 1) > data_end || ip6->nexthdr != key->nw_proto) {
+        return -1;
+    }
+    return off + sizeof *ip6;
+}
+
+/* Whether the L4 checksum of a packet of 'key''s protocol covers the IP
+ * pseudo-header. */
+static __always_inline int
+l4_has_pseudo_hdr(const struct xdp_flow_key *key)
+{
+    return (key->nw_proto == IPPROTO_TCP || key->nw_proto == IPPROTO_UDP
+            || (key->nw_proto == IPPROTO_ICMPV6
+                && key->eth_type == bpf_htons(ETH_P_IPV6)));
+}
+
+/* The TCP, UDP or ICMPv6 checksum of the IP packet in 'ctx', or NULL if it
+ * has none (another protocol, a later fragment, a UDP checksum of zero, an
+ * IPv6 packet with extension headers). */
 static __always_inline __sum16 *
 l4_csum(struct xdp_md *ctx, const struct xdp_flow_key *key)
 {
     void *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
     int off = l3_offset(data, data_end);
+    __u8 proto;
 
-    if (off < 0 || off > 64 || key->nw_frag & XDP_NW_FRAG_LATER
-        || key->eth_type != bpf_htons(ETH_P_IP)) {
+    if (off < 0 || off > 64 || key->nw_frag & XDP_NW_FRAG_LATER) {
         return NULL;
     }
-    struct iphdr *ip = data + off;
-    if ((void *) (ip + 1) > data_end) {
+    if (key->eth_type == bpf_htons(ETH_P_IP)) {
+        struct iphdr *ip = data + off;
+        if ((void *) (ip + 1) > data_end) {
+            return NULL;
+        }
+        off += ip->ihl * 4;
+        proto = ip->protocol;
+    } else {
+        off = ipv6_l4_offset(ctx, key);
+        proto = key->nw_proto;
+    }
+    if (off < 0 || off > 128) {
         return NULL;
     }
-    off += ip->ihl * 4;
-    if (off > 128) {
-        return NULL;
-    }
-    if (ip->protocol == IPPROTO_TCP) {
+    if (proto == IPPROTO_ICMPV6 && key->eth_type == bpf_htons(ETH_P_IPV6)) {
+        struct icmp6hdr *icmp6 = data + off;
+        return (void *) (icmp6 + 1) <= data_end ? &icmp6->icmp6_cksum : NULL;
+    } else if (proto == IPPROTO_TCP) {
         struct tcphdr *tcp = data + off;
         return (void *) (tcp + 1) <= data_end ? &tcp->check : NULL;
-    } else if (ip->protocol == IPPROTO_UDP) {
+    } else if (proto == IPPROTO_UDP) {
         struct udphdr *udp = data + off;
         return (void *) (udp + 1) <= data_end && udp->check
                ? &udp->check : NULL;
@@ -345,10 +387,10 @@ do_set_l4_ports(struct xdp_md *ctx, const struct xdp_dp_action *a,
         }
         off += ip->ihl * 4;
     } else {
-        /* IPv6 port rewrites are compiled as slow path. */
-        return -1;
+        /* execute() made sure there are no extension headers. */
+        off = ipv6_l4_offset(ctx, key);
     }
-    if (off > 128) {
+    if (off < 0 || off > 128) {
         return -1;
     }
     if (a->l4.proto == IPPROTO_TCP) {
@@ -371,6 +413,65 @@ do_set_l4_ports(struct xdp_md *ctx, const struct xdp_dp_action *a,
                     + (__u16) ~ports[1] + (__u16) dst);
     ports[0] = src;
     ports[1] = dst;
+    return 0;
+}
+
+static __always_inline int
+do_set_ipv6_addr(struct xdp_md *ctx, const struct xdp_dp_action *a,
+                 const struct xdp_flow_key *key, struct l4_csum_diff *diff)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    int off = l3_offset(data, data_end);
+
+    if (off < 0 || off > 64) {
+        return -1;
+    }
+    struct ipv6hdr *ip6 = data + off;
+    if ((void *) (ip6 + 1) > data_end) {
+        return -1;
+    }
+    __be32 *addr = (__be32 *) (a->ipv6_addr.dst ? &ip6->daddr : &ip6->saddr);
+    const __be32 *new = (const __be32 *) a->ipv6_addr.addr;
+    int pseudo = (l4_has_pseudo_hdr(key)
+                  && !(key->nw_frag & XDP_NW_FRAG_LATER));
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        if (pseudo) {
+            diff->pseudo += csum_diff4(addr[i], new[i]);
+        }
+        addr[i] = new[i];
+    }
+    return 0;
+}
+
+static __always_inline int
+do_set_ipv6(struct xdp_md *ctx, const struct xdp_dp_action *a)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    int off = l3_offset(data, data_end);
+
+    if (off < 0 || off > 64) {
+        return -1;
+    }
+    struct ipv6hdr *ip6 = data + off;
+    if ((void *) (ip6 + 1) > data_end) {
+        return -1;
+    }
+    /* Version (4 bits), traffic class (8), flow label (20). */
+    __be32 *word0 = (__be32 *) ip6;
+    __u32 w = bpf_ntohl(*word0);
+    __u32 tclass = (w >> 20) & 0xff;
+
+    tclass = (tclass & ~a->ipv6.tclass_mask)
+             | (a->ipv6.tclass & a->ipv6.tclass_mask);
+    w = (w & 0xf00fffff) | (tclass << 20);
+    w = (w & ~bpf_ntohl(a->ipv6.label_mask))
+        | (bpf_ntohl(a->ipv6.label) & bpf_ntohl(a->ipv6.label_mask));
+    *word0 = bpf_htonl(w);
+    ip6->hop_limit = (ip6->hop_limit & ~a->ipv6.hlimit_mask)
+                     | (a->ipv6.hlimit & a->ipv6.hlimit_mask);
     return 0;
 }
 
@@ -472,6 +573,20 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow,
     struct l4_csum_diff diff = { 0, 0 };
     __u32 n = flow->n_actions;
 
+    /* IPv6 rewrites that touch the L4 checksum or header are done here only
+     * for packets without extension headers: others go to ovs-vswitchd,
+     * before anything is changed. */
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
+                   | ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
+        && flow->action_bits & (ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
+                                | ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
+        && key->eth_type == bpf_htons(ETH_P_IPV6)
+        && !(key->nw_frag & XDP_NW_FRAG_LATER)
+        && l4_has_pseudo_hdr(key) && ipv6_l4_offset(ctx, key) < 0) {
+        COUNT(n_slow_path, 1);
+        return upcall(ctx, XDP_DP_UPCALL_SLOW_PATH, key->in_port, flow->slot);
+    }
+
     for (__u32 i = 0; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
         const struct xdp_dp_action *a = &flow->actions[i];
         int error = 0;
@@ -504,6 +619,14 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow,
         case XDP_DP_ACTION_SET_L4_PORTS:
             error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
                      ? do_set_l4_ports(ctx, a, key, &diff) : -1);
+            break;
+        case XDP_DP_ACTION_SET_IPV6_ADDR:
+            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR))
+                     ? do_set_ipv6_addr(ctx, a, key, &diff) : -1);
+            break;
+        case XDP_DP_ACTION_SET_IPV6:
+            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV6))
+                     ? do_set_ipv6(ctx, a) : -1);
             break;
         default:
             error = -1;
@@ -632,7 +755,26 @@ tc_l4_csum_offset(struct __sk_buff *skb, int *udp)
         type = *(__be16 *) &b[6];
         off += 8;
     }
-    if (type != bpf_htons(ETH_P_IP)) {
+    if (type == bpf_htons(ETH_P_IPV6)) {
+        /* As XDP did it: no extension headers (see execute()). */
+        __u8 nexthdr;
+
+        if (bpf_skb_load_bytes(skb, off + 6, &nexthdr, 1)) {
+            return -1;
+        }
+        off += 40;
+        if (nexthdr == IPPROTO_TCP) {
+            *udp = 0;
+            return off + __builtin_offsetof(struct tcphdr, check);
+        } else if (nexthdr == IPPROTO_UDP) {
+            *udp = 1;
+            return off + __builtin_offsetof(struct udphdr, check);
+        } else if (nexthdr == IPPROTO_ICMPV6) {
+            *udp = 0;
+            return off + __builtin_offsetof(struct icmp6hdr, icmp6_cksum);
+        }
+        return -1;
+    } else if (type != bpf_htons(ETH_P_IP)) {
         return -1;
     }
 

@@ -96,6 +96,10 @@ enum xdp_dp_action_type {
                                  * and L4 checksums fixed up. */
     XDP_DP_ACTION_SET_L4_PORTS,    /* Masked write of TCP or UDP ports, with the
                                  * L4 checksum fixed up. */
+    XDP_DP_ACTION_SET_IPV6_ADDR,   /* Write of an IPv6 address, with the L4
+                                 * checksum fixed up. */
+    XDP_DP_ACTION_SET_IPV6,        /* Masked write of the IPv6 traffic class,
+                                 * flow label and hop limit. */
 };
 
 /* Bits of 'struct xdp_flow''s 'action_bits': (1 << type) for each action
@@ -122,6 +126,17 @@ struct xdp_dp_action {
             __u8 tos, tos_mask;
             __u8 ttl, ttl_mask;
         } ipv4;
+        struct {
+            __u8 dst;           /* 0: the source address, 1: the
+                                 * destination. */
+            __u8 pad[3];
+            __u8 addr[16];
+        } ipv6_addr;
+        struct {
+            __be32 label, label_mask;   /* In the header's first word. */
+            __u8 tclass, tclass_mask;
+            __u8 hlimit, hlimit_mask;
+        } ipv6;
         struct {
             __u8 proto;         /* IPPROTO_TCP or IPPROTO_UDP. */
             __u8 pad[3];

@@ -217,6 +217,100 @@ xdp_set_compile__(const struct xdp_set_attr *set, struct xdp_dp_action *xa,
     }
 }
 
+/* Whether 'mask' ('n' bytes) is all zeros (0), all ones (1), or neither
+ * (-1). */
+static int
+xdp_mask_kind(const uint8_t *mask, size_t n)
+{
+    bool zeros = true, ones = true;
+
+    for (size_t i = 0; i < n; i++) {
+        zeros = zeros && !mask[i];
+        ones = ones && mask[i] == 0xff;
+    }
+    return zeros ? 0 : ones ? 1 : -1;
+}
+
+/* Compiles 'set', a set or masked set of OVS_KEY_ATTR_IPV6, into up to
+ * three XDP actions at 'xa', which has room for 'room': one per address
+ * written, and one for the traffic class, flow label and hop limit.  XDP
+ * writes whole addresses only (the checksum difference of a whole address
+ * is what its code computes).  Returns the number of actions, or 0 after
+ * appending the reason to 'why' (if nonnull). */
+static size_t
+xdp_set_ipv6_compile(const struct xdp_set_attr *set, struct xdp_dp_action *xa,
+                     size_t room, struct ds *why)
+{
+    const struct ovs_key_ipv6 *key = set->key;
+    const struct ovs_key_ipv6 *mask = set->mask;
+    static const struct ovs_key_ipv6 all_ones = {
+        .ipv6_src = IN6ADDR_EXACT_INIT, .ipv6_dst = IN6ADDR_EXACT_INIT,
+        .ipv6_label = OVS_BE32_MAX, .ipv6_tclass = UINT8_MAX,
+        .ipv6_hlimit = UINT8_MAX,
+    };
+    size_t n = 0;
+
+    if (!xdp_set_check_size__(set, sizeof *key, why)) {
+        return 0;
+    }
+    if (!mask) {
+        mask = &all_ones;       /* A plain set writes all but proto, frag. */
+    } else if (mask->ipv6_proto || mask->ipv6_frag) {
+        if (why) {
+            ds_put_cstr(why, "set of ipv6 proto or frag");
+        }
+        return 0;
+    }
+
+    const struct in6_addr *addrs[2] = { &key->ipv6_src, &key->ipv6_dst };
+    const struct in6_addr *masks[2] = { &mask->ipv6_src, &mask->ipv6_dst };
+    for (int i = 0; i < 2; i++) {
+        int kind = xdp_mask_kind(masks[i]->s6_addr, 16);
+
+        if (kind < 0) {
+            if (why) {
+                ds_put_cstr(why, "set of part of an ipv6 address");
+            }
+            return 0;
+        } else if (kind) {
+            if (n >= room) {
+                goto full;
+            }
+            memset(&xa[n], 0, sizeof xa[n]);
+            xa[n].type = XDP_DP_ACTION_SET_IPV6_ADDR;
+            xa[n].ipv6_addr.dst = i;
+            memcpy(xa[n].ipv6_addr.addr, addrs[i]->s6_addr, 16);
+            n++;
+        }
+    }
+    if (mask->ipv6_label || mask->ipv6_tclass || mask->ipv6_hlimit) {
+        if (n >= room) {
+            goto full;
+        }
+        memset(&xa[n], 0, sizeof xa[n]);
+        xa[n].type = XDP_DP_ACTION_SET_IPV6;
+        xa[n].ipv6.label_mask = mask->ipv6_label & htonl(0xfffff);
+        xa[n].ipv6.label = key->ipv6_label & xa[n].ipv6.label_mask;
+        xa[n].ipv6.tclass_mask = mask->ipv6_tclass;
+        xa[n].ipv6.tclass = key->ipv6_tclass & mask->ipv6_tclass;
+        xa[n].ipv6.hlimit_mask = mask->ipv6_hlimit;
+        xa[n].ipv6.hlimit = key->ipv6_hlimit & mask->ipv6_hlimit;
+        n++;
+    }
+    if (!n) {
+        if (why) {
+            ds_put_cstr(why, "set of ipv6 that writes nothing");
+        }
+    }
+    return n;
+
+full:
+    if (why) {
+        ds_put_format(why, "more than %d actions", XDP_FLOW_MAX_ACTIONS);
+    }
+    return 0;
+}
+
 /* Checks that the payload of action 'a' has 'size' bytes.  If not, appends
  * the reason to 'why' (if nonnull) and returns false. */
 static bool
@@ -376,6 +470,28 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
             }
             goto slow;
         }
+        enum ovs_action_attr atype = nl_attr_type(a);
+        struct xdp_set_attr set;
+        if ((atype == OVS_ACTION_ATTR_SET
+             || atype == OVS_ACTION_ATTR_SET_MASKED)
+            && xdp_set_attr_parse(a, atype == OVS_ACTION_ATTR_SET_MASKED,
+                                  &set)
+            && set.type == OVS_KEY_ATTR_IPV6) {
+            size_t k = xdp_set_ipv6_compile(&set, xa,
+                                            XDP_FLOW_MAX_ACTIONS - n_actions,
+                                            why_slow);
+            if (!k) {
+                if (why_slow && why_slow->length == why_len) {
+                    xdp_why_action(why_slow, "unsupported action ", a, left);
+                }
+                goto slow;
+            }
+            for (size_t j = 0; j < k; j++) {
+                flow->action_bits |= 1u << xa[j].type;
+            }
+            n_actions += k;
+            continue;
+        }
         if (!xdp_action_compile__(a, xa, why_slow)) {
             if (why_slow && why_slow->length == why_len) {
                 xdp_why_action(why_slow, "unsupported action ", a, left);
@@ -509,6 +625,27 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
                         ntohs(xa->l4.src_mask), UINT16_MAX, 10);
         xdp_format_uint(s, &first, "dst", ntohs(xa->l4.dst),
                         ntohs(xa->l4.dst_mask), UINT16_MAX, 10);
+        ds_put_char(s, ')');
+        break;
+
+    case XDP_DP_ACTION_SET_IPV6_ADDR: {
+        struct in6_addr addr;
+
+        memcpy(&addr, xa->ipv6_addr.addr, sizeof addr);
+        ds_put_format(s, "set_ipv6(%s=", xa->ipv6_addr.dst ? "dst" : "src");
+        ipv6_format_addr(&addr, s);
+        ds_put_char(s, ')');
+        break;
+    }
+
+    case XDP_DP_ACTION_SET_IPV6:
+        ds_put_cstr(s, "set_ipv6(");
+        xdp_format_uint(s, &first, "label", ntohl(xa->ipv6.label),
+                        ntohl(xa->ipv6.label_mask), 0xfffff, 16);
+        xdp_format_uint(s, &first, "tclass", xa->ipv6.tclass,
+                        xa->ipv6.tclass_mask, UINT8_MAX, 16);
+        xdp_format_uint(s, &first, "hlimit", xa->ipv6.hlimit,
+                        xa->ipv6.hlimit_mask, UINT8_MAX, 10);
         ds_put_char(s, ')');
         break;
 

@@ -114,6 +114,8 @@ enum xp_expect {
     XP_MISS,                    /* No flow: upcall, XDP_DROP, n_missed. */
     XP_DROP,                    /* A flow without actions: XDP_DROP. */
     XP_TX_ERROR,                /* An action failed: XDP_DROP, n_tx_error. */
+    XP_SLOW,                    /* Handed to ovs-vswitchd to execute the
+                                 * flow's actions: XDP_DROP, n_slow_path. */
     XP_REDIRECT,                /* XDP_REDIRECT to 'ports[0]'. */
     XP_TO_TC,                   /* XDP_PASS with metadata for the TC half,
                                  * naming 'ports'. */
@@ -531,6 +533,93 @@ static const struct xp_row xp_rows[] = {
         .hit = 0,
         .expect = XP_REDIRECT,
         .ports = { 2 },
+    },
+    {
+        .name = "set ipv6: destination, udp checksum fixed",
+        .in =
+            "02000000000202000000000186dd 60000000000c1140fc0000000000000000 "
+            "00000000000001fc000000000000000000000000000002 9c400035000c82d6 "
+            "78647021",
+        .flows = {
+            { "in_port(1),eth(src=02:00:00:00:00:01,dst=02:00:00:00:00:02),"
+              "eth_type(0x86dd),ipv6(src=fc00::1,dst=fc00::2,label=0/0,"
+              "proto=17,tclass=0/0,hlimit=64/0,frag=no),udp(src=40000/0,"
+              "dst=53)",
+              "set(ipv6(dst=fc00::99)),2" },
+        },
+        .hit = 0,
+        .expect = XP_REDIRECT,
+        .ports = { 2 },
+        .out =
+            "02000000000202000000000186dd 60000000000c1140fc0000000000000000 "
+            "00000000000001fc000000000000000000000000000099 9c400035000c823f "
+            "78647021",
+            },
+    {
+        .name = "set ipv6 and tcp, label and hop limit too",
+        .in =
+            "02000000000202000000000186dd 6000000000140640fc0000000000000000 "
+            "00000000000001fc000000000000000000000000000002 "
+            "9c400050000000010000000150022000" "fb4b0000",
+        .flows = {
+            { "in_port(1),eth(src=02:00:00:00:00:01,dst=02:00:00:00:00:02),"
+              "eth_type(0x86dd),ipv6(src=fc00::1,dst=fc00::2,label=0/0,"
+              "proto=6,tclass=0/0,hlimit=64/0,frag=no),tcp(src=40000/0,"
+              "dst=80)",
+              "set(ipv6(src=fc00::77,label=0x12345,hlimit=63)),"
+              "set(tcp(dst=8080)),2" },
+        },
+        .hit = 0,
+        .expect = XP_REDIRECT,
+        .ports = { 2 },
+        .out =
+            "02000000000202000000000186dd 600123450014063ffc0000000000000000 "
+            "00000000000077fc000000000000000000000000000002 "
+            "9c401f90000000010000000150022000db950000",
+            },
+    {
+        .name = "set ipv6: icmp6 to the TC half, which fixes the checksum",
+        .in =
+            "02000000000202000000000186dd 6000000000083a40fc0000000000000000 "
+            "00000000000001fc000000000000000000000000000002 "
+            "800087b600010001",
+        .flows = {
+            { "in_port(1),eth(src=02:00:00:00:00:01,dst=02:00:00:00:00:02),"
+              "eth_type(0x86dd),ipv6(src=fc00::1,dst=fc00::2,label=0/0,"
+              "proto=58,tclass=0/0,hlimit=64/0,frag=no),"
+              "icmpv6(type=128/0,code=0/0)",
+              "set(ipv6(src=fc00::5)),3" },
+        },
+        .hit = 0,
+        .expect = XP_TO_TC,
+        .mode = XP_SKB_PORTS,
+        .ports = { 3 },
+        .out =
+            "02000000000202000000000186dd 6000000000083a40fc0000000000000000 "
+            "00000000000005fc000000000000000000000000000002 "
+            "800087b600010001",
+        /* The ICMPv6 checksum is left for the TC half (the test checks it
+         * after doing what TC does). */
+        .ovs_differs = "OVS fixes the ICMPv6 checksum where XDP leaves it "
+                       "to its TC half",
+    },
+    {
+        .name = "set ipv6 with an extension header goes to ovs-vswitchd",
+        .in =
+            "02000000000202000000000186dd 6000000000140040fc0000000000000000 "
+            "00000000000001fc000000000000000000000000000002 "
+            "1100000000000000 9c400035000c82d6 78647021",
+        .flows = {
+            { "in_port(1),eth(src=02:00:00:00:00:01,dst=02:00:00:00:00:02),"
+              "eth_type(0x86dd),ipv6(src=fc00::1,dst=fc00::2,label=0/0,"
+              "proto=17,tclass=0/0,hlimit=64/0,frag=no),udp(src=40000/0,"
+              "dst=53)",
+              "set(ipv6(dst=fc00::99)),2" },
+        },
+        .hit = 0,
+        .expect = XP_SLOW,
+        /* XDP finds the L4 header only right after the IPv6 header. */
+        .ovs_differs = "ovs-vswitchd runs the actions of this packet",
     },
     {
         .name = "ipv6: header truncated to 30 bytes",
@@ -1206,6 +1295,35 @@ xp_fold(uint32_t sum)
  * a fragment, its checksum, of the IPv4 packet in 'frame' (past Ethernet,
  * VLAN and LLC/SNAP headers).  Appends the name of each invalid one to
  * 'bad' and returns the number of checksums it could check. */
+/* xp_check_csums() for the IPv6 packet of 'len' bytes at 'ip6': its TCP,
+ * UDP or ICMPv6 checksum, if the header follows the IPv6 header. */
+static int
+xp_check_csums_ipv6(const uint8_t *ip6, size_t len, struct ds *bad)
+{
+    if (len < 40) {
+        return 0;
+    }
+    size_t pay_len = (ip6[4] << 8) | ip6[5];
+    uint8_t proto = ip6[6];
+    const uint8_t *l4 = ip6 + 40;
+
+    if (40 + pay_len > len) {
+        return 0;
+    }
+    uint32_t pseudo = xp_sum(ip6 + 8, 32, 0) + proto + pay_len;
+    if ((proto == IPPROTO_TCP && pay_len >= 20)
+        || (proto == IPPROTO_UDP && pay_len >= 8)
+        || (proto == IPPROTO_ICMPV6 && pay_len >= 4)) {
+        if (xp_fold(xp_sum(l4, pay_len, pseudo)) != 0xffff) {
+            ds_put_format(bad, " %s", (proto == IPPROTO_TCP ? "tcp"
+                                       : proto == IPPROTO_UDP ? "udp"
+                                       : "icmp6"));
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static int
 xp_check_csums(const uint8_t *frame, size_t len, struct ds *bad)
 {
@@ -1225,6 +1343,9 @@ xp_check_csums(const uint8_t *frame, size_t len, struct ds *bad)
         && frame[ofs + 1] == 0xaa && frame[ofs + 2] == 3) {
         type = (frame[ofs + 6] << 8) | frame[ofs + 7];
         ofs += 8;
+    }
+    if (type == 0x86dd) {
+        return xp_check_csums_ipv6(frame + ofs, len - ofs, bad);
     }
     if (type != 0x0800 || ofs + 20 > len) {
         return 0;
@@ -1267,24 +1388,28 @@ xp_check_csums(const uint8_t *frame, size_t len, struct ds *bad)
 
 /* The datapath. */
 
-/* Applies the checksum differences in 'meta' to the TCP or UDP checksum
- * of the untagged IPv4 frame 'frame', as the TC half's
+/* Applies the checksum differences in 'meta' to the TCP, UDP or ICMPv6
+ * checksum of the untagged IP frame 'frame', as the TC half's
  * bpf_l4_csum_replace() does to a full checksum. */
 static void
 xp_tc_fix_csum(const struct xdp_dp_skb_meta *meta, uint8_t *frame,
                size_t len)
 {
+    bool ipv6 = len >= 54 && frame[12] == 0x86 && frame[13] == 0xdd;
+
     if (!(meta->flags & XDP_DP_SKB_META_F_L4_CSUM) || len < 34
-        || frame[12] != 0x08 || frame[13] != 0x00) {
+        || (!ipv6 && (frame[12] != 0x08 || frame[13] != 0x00))) {
         return;
     }
-    size_t l4 = 14 + (frame[14] & 0xf) * 4;
-    size_t ofs = frame[23] == 6 ? l4 + 16 : frame[23] == 17 ? l4 + 6 : 0;
+    size_t l4 = ipv6 ? 54 : 14 + (frame[14] & 0xf) * 4;
+    uint8_t proto = ipv6 ? frame[20] : frame[23];
+    size_t ofs = (proto == 6 ? l4 + 16 : proto == 17 ? l4 + 6
+                  : proto == 58 && ipv6 ? l4 + 2 : 0);
     if (!ofs || ofs + 2 > len) {
         return;
     }
     uint16_t check = (frame[ofs] << 8) | frame[ofs + 1];
-    if (frame[23] == 17 && !check) {
+    if (proto == 17 && !check) {
         return;                 /* No UDP checksum. */
     }
     uint32_t sum = (uint16_t) ~check + ntohs(meta->csum_pseudo)
@@ -1313,6 +1438,7 @@ xp_read_stats(struct dp_xdp *dp)
         sum.n_hit += per_cpu[i].n_hit;
         sum.n_missed += per_cpu[i].n_missed;
         sum.n_tx_error += per_cpu[i].n_tx_error;
+        sum.n_slow_path += per_cpu[i].n_slow_path;
     }
     free(per_cpu);
     return sum;
@@ -1639,6 +1765,7 @@ xp_run_row(struct dpif *dpif, const struct xp_row *row, int row_id)
     uint64_t d_hit = after.n_hit - before.n_hit;
     uint64_t d_missed = after.n_missed - before.n_missed;
     uint64_t d_tx_error = after.n_tx_error - before.n_tx_error;
+    uint64_t d_slow = after.n_slow_path - before.n_slow_path;
     uint32_t verdict = (row->expect == XP_REDIRECT ? XDP_REDIRECT
                         : row->expect == XP_TO_TC ? XDP_PASS : XDP_DROP);
 
@@ -1648,9 +1775,11 @@ xp_run_row(struct dpif *dpif, const struct xp_row *row, int row_id)
     }
     if (d_hit != (row->expect != XP_MISS)
         || d_missed != (row->expect == XP_MISS)
-        || d_tx_error != (row->expect == XP_TX_ERROR)) {
+        || d_tx_error != (row->expect == XP_TX_ERROR)
+        || d_slow != (row->expect == XP_SLOW)) {
         ds_put_format(&why, "\n    counted hit %"PRIu64", missed %"PRIu64
-                      ", tx_error %"PRIu64, d_hit, d_missed, d_tx_error);
+                      ", tx_error %"PRIu64", slow path %"PRIu64,
+                      d_hit, d_missed, d_tx_error, d_slow);
     }
     for (int i = 0; i < n_flows; i++) {
         char layer[8];
