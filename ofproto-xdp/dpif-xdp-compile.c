@@ -20,7 +20,7 @@
  * Each datapath has a compiler thread.  Flow setup only tells it that the
  * table's shape changed (a mask came or went, or a flow uses an action the
  * running program has no code for: dp_xdp_compile_table_changed()), which
- * costs a flag and a seq change; a flow whose mask is compiled already is
+ * costs a flag and a latch; a flow whose mask is compiled already is
  * installed by map updates alone.  The thread waits until the table has
  * been quiet for XDP_COMPILE_COALESCE_MS and the last compile is at least
  * XDP_COMPILE_INTERVAL_MS old, so that a burst of new masks costs one
@@ -52,6 +52,8 @@
 #include <config.h>
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -65,11 +67,9 @@
 #include "hash.h"
 #include "latch.h"
 #include "openvswitch/dynamic-string.h"
-#include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "ofproto-xdp/xdp-compile.h"
 #include "ovs-thread.h"
-#include "seq.h"
 #include "timeval.h"
 #include "unixctl.h"
 #include "util.h"
@@ -89,7 +89,7 @@ COVERAGE_DEFINE(xdp_compile_failed);
 struct dp_xdp_compiler {
     pthread_t thread;
     struct latch exit_latch;    /* Tells the thread to stop. */
-    struct seq *seq;            /* Changes when there is work. */
+    struct latch work_latch;    /* Tells the thread there is work. */
     atomic_bool auto_compile;   /* Compile on table changes? */
 
     /* Protected by the datapath's 'flow_mutex'. */
@@ -540,7 +540,6 @@ compiler_main(void *dp_)
     struct dp_xdp_compiler *c = dp->compiler;
 
     while (!latch_is_set(&c->exit_latch)) {
-        uint64_t seq = seq_read(c->seq);
         long long int now = time_msec();
         long long int wake = now + XDP_COMPILE_RANK_MS;
         bool enabled;
@@ -572,10 +571,17 @@ compiler_main(void *dp_)
             ovs_mutex_unlock(&c->mutex);
         }
 
-        latch_wait(&c->exit_latch);
-        seq_wait(c->seq, seq);
-        poll_timer_wait_until(wake);
-        poll_block();
+        /* A plain poll(), not OVS's poll loop: poll_block() runs the
+         * fatal-signal hooks' machinery, and a hook that closes the
+         * datapath would wait for this thread to end while this thread
+         * waits for the hooks' lock. */
+        struct pollfd fds[2] = {
+            { .fd = c->exit_latch.fds[0], .events = POLLIN },
+            { .fd = c->work_latch.fds[0], .events = POLLIN },
+        };
+        long long int timeout = MAX(wake - time_msec(), 0);
+        poll(fds, 2, MIN(timeout, INT_MAX));
+        latch_poll(&c->work_latch);
     }
     return NULL;
 }
@@ -590,7 +596,7 @@ dp_xdp_compile_init(struct dp_xdp *dp)
 
     ovs_mutex_init(&c->mutex);
     latch_init(&c->exit_latch);
-    c->seq = seq_create();
+    latch_init(&c->work_latch);
     atomic_init(&c->auto_compile, !env || strcmp(env, "0"));
     c->dirty_since = LLONG_MAX;
     c->last_rank = time_msec();
@@ -617,7 +623,7 @@ dp_xdp_compile_destroy(struct dp_xdp *dp)
     latch_set(&c->exit_latch);
     xpthread_join(c->thread, NULL);
     latch_destroy(&c->exit_latch);
-    seq_destroy(c->seq);
+    latch_destroy(&c->work_latch);
     ovs_mutex_destroy(&c->mutex);
     free(c->last_error);
     free(c);
@@ -636,7 +642,7 @@ dp_xdp_compile_table_changed(struct dp_xdp *dp)
     }
     if (c->dirty_since == LLONG_MAX) {
         c->dirty_since = time_msec();
-        seq_change(c->seq);
+        latch_set(&c->work_latch);
     }
 }
 
@@ -677,7 +683,7 @@ void
 dp_xdp_compile_set_auto(struct dp_xdp *dp, bool enable)
 {
     atomic_store_relaxed(&dp->compiler->auto_compile, enable);
-    seq_change(dp->compiler->seq);
+    latch_set(&dp->compiler->work_latch);
 }
 
 /* Stores the running program's configuration in '*cfg'. */
