@@ -751,7 +751,8 @@ xdp_parse_l4_pending(const struct xdp_flow_key *key,
 {
     return (info->l4_ofs != XDP_PARSE_OFS_NONE
             && !(key->nw_frag & XDP_NW_FRAG_LATER)
-            && key->nw_proto != IPPROTO_TCP);
+            && key->nw_proto != IPPROTO_TCP
+            && key->nw_proto != IPPROTO_ICMPV6);
 }
 
 /* Zeroes '*key' and fills it from the frame in 'ctx' as flow_extract()
@@ -760,8 +761,11 @@ xdp_parse_l4_pending(const struct xdp_flow_key *key,
  * and 'dp_hash' zero.
  *
  * If 'all_l4' is 0 (a constant, for a compiled program whose masks need no
- * transport fields) only a TCP header is parsed at the transport layer:
- * its flags go into the flow's counters.  The key is then complete only if
+ * transport fields) only TCP and ICMPv6 headers are parsed at the
+ * transport layer: TCP's flags go into the flow's counters, and ICMPv6
+ * Neighbor Discovery may make the key incomplete (more options than the
+ * parser follows), which must send the packet to ovs-vswitchd as the
+ * generic program does.  The key is then complete only if
  * xdp_parse_l4_pending() says so. */
 static __always_inline void
 xdp_parse_frame_l4(struct xdp_md *ctx, struct xdp_flow_key *key,
@@ -797,7 +801,8 @@ xdp_parse_frame_l4(struct xdp_md *ctx, struct xdp_flow_key *key,
     /* Transport layer: not in later fragments. */
     if (info->l4_ofs != XDP_PARSE_OFS_NONE
         && !(key->nw_frag & XDP_NW_FRAG_LATER)
-        && (all_l4 || key->nw_proto == IPPROTO_TCP)) {
+        && (all_l4 || key->nw_proto == IPPROTO_TCP
+            || key->nw_proto == IPPROTO_ICMPV6)) {
         xdp_parse_l4__(ctx, key, info);
     }
 }

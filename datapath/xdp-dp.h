@@ -265,9 +265,9 @@ struct xdp_dp_cfg {
     __u32 enabled;              /* 0: the generic program. */
     __u32 n_csubs;              /* Compiled subtables, in visiting order. */
     __u32 parse_l4;             /* 0: no compiled mask needs the transport
-                                 * layer; only TCP's is parsed (for the
-                                 * counters' TCP flags) before the compiled
-                                 * lookups. */
+                                 * layer; only TCP's (for the counters' TCP
+                                 * flags) and ICMPv6's (Neighbor Discovery)
+                                 * are parsed before the compiled lookups. */
     __u32 action_bits;          /* Actions with code in the program (see
                                  * XDP_DP_ACTION_F_OUTPUTS). */
     struct xdp_dp_csub csubs[XDP_DP_MAX_CSUBS];

@@ -69,6 +69,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "ofproto-xdp/xdp-compile.h"
+#include "ovs-rcu.h"
 #include "ovs-thread.h"
 #include "timeval.h"
 #include "unixctl.h"
@@ -580,7 +581,9 @@ compiler_main(void *dp_)
             { .fd = c->work_latch.fds[0], .events = POLLIN },
         };
         long long int timeout = MAX(wake - time_msec(), 0);
+        ovsrcu_quiesce_start();     /* As poll_block() does. */
         poll(fds, 2, MIN(timeout, INT_MAX));
+        ovsrcu_quiesce_end();
         latch_poll(&c->work_latch);
     }
     return NULL;
@@ -759,7 +762,7 @@ dp_xdp_compile_format(struct dp_xdp *dp, struct ds *s)
     ds_put_cstr(s, "  actions with code: ");
     xdp_compile_format_actions(s, cfg->action_bits);
     ds_put_format(s, "\n  transport layer: %s\n",
-                  cfg->parse_l4 ? "parsed" : "TCP only (no mask needs it)");
+                  cfg->parse_l4 ? "parsed" : "TCP and ICMPv6 only (no mask needs it)");
 
     uint64_t n_fallback = 0;
     read_mask_hits__(dp, hits_now, &n_fallback);
