@@ -26,9 +26,11 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-bench.at \
 	tests/system-bench-forward.at \
 	tests/system-bench-dispatch.at \
+	tests/system-bench-fastpath.at \
 	tests/system-parse.at \
 	tests/system-dpif-xdp.at \
-	tests/system-traffic-xdp.at
+	tests/system-traffic-xdp.at \
+	tests/system-compile.at
 
 TESTSUITE = tests/testsuite
 SYSTEM_TESTSUITE = tests/system-testsuite
@@ -83,7 +85,8 @@ clean-local:
 
 # C test programs, run from the .at files.
 check_PROGRAMS = tests/test-xdp-load tests/test-xdp-parse tests/test-xdp-flow \
-	tests/test-xdp-batch tests/test-xdp-dump tests/test-xdp-packet
+	tests/test-xdp-batch tests/test-xdp-dump tests/test-xdp-packet \
+	tests/test-xdp-compile
 tests_test_xdp_load_SOURCES = tests/test-xdp-load.c
 tests_test_xdp_load_LDADD = $(LIBS)
 tests_test_xdp_parse_SOURCES = tests/test-xdp-parse.c
@@ -94,5 +97,7 @@ tests_test_xdp_dump_SOURCES = tests/test-xdp-dump.c
 tests_test_xdp_dump_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_xdp_packet_SOURCES = tests/test-xdp-packet.c
 tests_test_xdp_packet_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
+tests_test_xdp_compile_SOURCES = tests/test-xdp-compile.c
+tests_test_xdp_compile_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_xdp_flow_SOURCES = tests/test-xdp-flow.c
 tests_test_xdp_flow_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
