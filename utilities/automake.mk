@@ -10,6 +10,7 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-common.c \
 	utilities/bench-common.h \
 	utilities/bench-dispatch.c \
+	utilities/bench-fastpath.c \
 	utilities/bench-forward.c \
 	utilities/bench-latency.c \
 	utilities/bench-stats.c

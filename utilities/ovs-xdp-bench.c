@@ -40,6 +40,8 @@ static const struct bench_mode {
       "first packet of a new flow against later packets" },
     { "dispatch", bench_dispatch_main,
       "ns per packet with and without an XDP dispatcher entry" },
+    { "fastpath", bench_fastpath_main,
+      "ns per packet: compiled against generic program, 1 to 64 masks" },
 };
 
 static void
