@@ -84,9 +84,13 @@ classify_generic(const struct xdp_flow_key *key, __u32 *n_visited,
     return NULL;
 }
 
-/* Looks 'key' up in compiled subtable 'i' (a constant after unrolling). */
+/* Compiled subtables whose lookups are straight-line code; see
+ * classify_compiled(). */
+#define XDP_DP_CSUB_UNROLLED 16
+
+/* Looks 'key' up in compiled subtable 'i'. */
 static __always_inline struct xdp_flow *
-classify_csub(const __u64 *kw, __u32 i)
+classify_csub(const __u32 *kw, __u32 i)
 {
     const volatile struct xdp_dp_csub *cs = &xdp_dp_cfg.csubs[i];
     __u32 slot = cs->slot;
@@ -94,39 +98,36 @@ classify_csub(const __u64 *kw, __u32 i)
     void *subtable = NULL;
 
     if (!n_words) {
-        /* Too many words for a compact key: the full-size subtable, but
-         * only the words the mask touches are masked. */
+        /* Too many words for a compact key: the full-size subtable, with
+         * the mask read at run time as the generic classifier does (rare,
+         * so kept short: the compiler unrolls the subtables only while
+         * their code is small). */
         __u32 zero = 0;
         __u64 *out = bpf_map_lookup_elem(&xdp_dp_scratch, &zero);
+        struct xdp_dp_mask *mask = bpf_map_lookup_elem(&xdp_dp_masks, &slot);
 
-        if (!out) {
+        if (!out || !mask) {
             return NULL;
         }
+        const __u64 *k64 = (const __u64 *) kw;
+        const __u64 *m64 = (const __u64 *) &mask->mask;
 #pragma unroll
         for (int w = 0; w < XDP_FLOW_KEY_WORDS; w++) {
-            out[w] = 0;
-        }
-#pragma unroll
-        for (int j = 0; j < XDP_FLOW_KEY_WORDS; j++) {
-            if (j < cs->n_words) {
-                __u32 w = cs->word[j];
-
-                if (w < XDP_FLOW_KEY_WORDS) {
-                    out[w] = kw[w] & cs->mask[j];
-                }
-            }
+            out[w] = k64[w] & m64[w];
         }
         subtable = bpf_map_lookup_elem(&xdp_dp_subtables, &slot);
         return subtable ? bpf_map_lookup_elem(subtable, out) : NULL;
     }
 
-    __u64 ck[XDP_DP_CKEY_MAX_WORDS];
+    __u32 ck[XDP_DP_CKEY_MAX_WORDS];
 #pragma unroll
     for (int j = 0; j < XDP_DP_CKEY_MAX_WORDS; j++) {
-        if (j < n_words) {
+        if (j < cs->n_words && j < n_words) {
             __u32 w = cs->word[j];
 
-            ck[j] = w < XDP_FLOW_KEY_WORDS ? kw[w] & cs->mask[j] : 0;
+            ck[j] = w < XDP_FLOW_KEY_WORDS32 ? kw[w] & cs->mask[j] : 0;
+        } else if (j < n_words) {
+            ck[j] = 0;          /* Padding to the key size. */
         }
     }
     switch (n_words) {
@@ -134,14 +135,12 @@ classify_csub(const __u64 *kw, __u32 i)
     case N:                                                             \
         subtable = bpf_map_lookup_elem(&xdp_dp_ckeys_##N, &slot);       \
         break;
-    XDP_DP_CKEYS_CASE(1)
     XDP_DP_CKEYS_CASE(2)
-    XDP_DP_CKEYS_CASE(3)
     XDP_DP_CKEYS_CASE(4)
-    XDP_DP_CKEYS_CASE(5)
     XDP_DP_CKEYS_CASE(6)
-    XDP_DP_CKEYS_CASE(7)
     XDP_DP_CKEYS_CASE(8)
+    XDP_DP_CKEYS_CASE(12)
+    XDP_DP_CKEYS_CASE(16)
 #undef XDP_DP_CKEYS_CASE
     default:
         return NULL;
@@ -151,24 +150,59 @@ classify_csub(const __u64 *kw, __u32 i)
 
 /* Finds the flow for 'key' in the compiled subtables, in their compiled
  * order.  Adds the number of subtables visited to '*n_visited' and counts
- * the hit in 'dp_stats', if not NULL. */
+ * the hit in 'dp_stats', if not NULL.
+ *
+ * The first XDP_DP_CSUB_UNROLLED subtables, the ones with the most hits,
+ * are written out one by one (CSUB_BLOCK), each its own straight-line code;
+ * the rest share the code of one loop.  Every subtable of straight-line
+ * code costs about 600 bytes of machine code (the JIT still loads each
+ * constant of the configuration from memory), and a packet runs through
+ * the code of every subtable before the one it hits: past 16 or so, the
+ * instruction cache no longer holds it, and a lookup in the loop costs
+ * less.  (Written out, not left to clang's unroller, which gives up on a
+ * body this large.) */
 static __always_inline struct xdp_flow *
 classify_compiled(const struct xdp_flow_key *key, __u32 *n_visited,
                   struct xdp_dp_stats *dp_stats)
 {
-    const __u64 *kw = (const __u64 *) key;
+    const __u32 *kw = (const __u32 *) key;
+    struct xdp_flow *flow;
 
-#pragma unroll
-    for (__u32 i = 0; i < XDP_DP_MAX_CSUBS; i++) {
+    /* Counted where 'slot' is a constant, so that the paths that leave
+     * with a flow look alike to the verifier. */
+#define CSUB_BLOCK(I)                                                   \
+    if ((I) < xdp_dp_cfg.n_csubs) {                                     \
+        flow = classify_csub(kw, (I));                                  \
+        if (flow) {                                                     \
+            __u32 slot = xdp_dp_cfg.csubs[(I)].slot;                    \
+                                                                        \
+            *n_visited += (I) + 1;                                      \
+            if (dp_stats && slot < XDP_DP_MAX_MASKS) {                  \
+                dp_stats->mask_hits[slot]++;                            \
+            }                                                           \
+            return flow;                                                \
+        }                                                               \
+    }
+#define CSUB_BLOCKS4(I)                                                 \
+    CSUB_BLOCK(I) CSUB_BLOCK((I) + 1) CSUB_BLOCK((I) + 2) CSUB_BLOCK((I) + 3)
+#define CSUB_BLOCKS16(I)                                                \
+    CSUB_BLOCKS4(I) CSUB_BLOCKS4((I) + 4)                               \
+    CSUB_BLOCKS4((I) + 8) CSUB_BLOCKS4((I) + 12)
+    CSUB_BLOCKS16(0)
+    _Static_assert(XDP_DP_CSUB_UNROLLED == 16, "one CSUB_BLOCK each");
+#undef CSUB_BLOCKS16
+#undef CSUB_BLOCKS4
+#undef CSUB_BLOCK
+
+#pragma nounroll
+    for (__u32 i = XDP_DP_CSUB_UNROLLED; i < XDP_DP_MAX_CSUBS; i++) {
         if (i >= xdp_dp_cfg.n_csubs) {
             break;
         }
-        struct xdp_flow *flow = classify_csub(kw, i);
+        flow = classify_csub(kw, i);
         if (flow) {
             __u32 slot = xdp_dp_cfg.csubs[i].slot;
 
-            /* Counted here, where 'slot' is a constant, so that the paths
-             * that leave with a flow look alike to the verifier. */
             *n_visited += i + 1;
             if (dp_stats && slot < XDP_DP_MAX_MASKS) {
                 dp_stats->mask_hits[slot]++;

@@ -81,9 +81,9 @@ struct {
 } xdp_dp_subtables SEC(".maps");
 
 /* Compact-key subtables of compiled programs (see "Compiled programs" in
- * xdp-dp.h): for N = 1 to XDP_DP_CKEY_MAX_WORDS, xdp_dp_ckeys_N holds, at
+ * xdp-dp.h): for each N of XDP_DP_CKEY_CLASSES, xdp_dp_ckeys_N holds, at
  * a mask slot, the hash map of that subtable's flows by compact key of N
- * words.  ovs-vswitchd sizes each inner map to its subtable, so the
+ * 32-bit words.  ovs-vswitchd sizes each inner map to its subtable, so the
  * template's max_entries is only a placeholder (hash maps in an array of
  * maps may differ in size). */
 #define XDP_DP_CKEYS_MAP(N)                                             \
@@ -91,7 +91,7 @@ struct {
         __uint(type, BPF_MAP_TYPE_HASH);                                \
         __uint(map_flags, BPF_F_NO_PREALLOC);                           \
         __uint(max_entries, 1);                                         \
-        __uint(key_size, (N) * 8);                                      \
+        __uint(key_size, (N) * 4);                                      \
         __uint(value_size, sizeof(struct xdp_flow));                    \
     };                                                                  \
     struct {                                                            \
@@ -101,14 +101,12 @@ struct {
         __array(values, struct xdp_dp_ckey_template_##N);               \
     } xdp_dp_ckeys_##N SEC(".maps")
 
-XDP_DP_CKEYS_MAP(1);
 XDP_DP_CKEYS_MAP(2);
-XDP_DP_CKEYS_MAP(3);
 XDP_DP_CKEYS_MAP(4);
-XDP_DP_CKEYS_MAP(5);
 XDP_DP_CKEYS_MAP(6);
-XDP_DP_CKEYS_MAP(7);
 XDP_DP_CKEYS_MAP(8);
+XDP_DP_CKEYS_MAP(12);
+XDP_DP_CKEYS_MAP(16);
 
 /* Per-flow statistics, indexed by flow slot, read by ovs-vswitchd through
  * mmap(). */

@@ -85,6 +85,7 @@ struct xdp_flow_key {
 };
 
 #define XDP_FLOW_KEY_WORDS (sizeof(struct xdp_flow_key) / 8)
+#define XDP_FLOW_KEY_WORDS32 (sizeof(struct xdp_flow_key) / 4)
 
 /* XDP actions. */
 enum xdp_dp_action_type {
@@ -240,24 +241,34 @@ struct xdp_dp_stats {
  * programs specialised to one flow table (see ofproto-xdp/xdp-compile.c).
  *
  * A compiled subtable looks its packets up by a compact key: only the
- * key's words that the mask touches, masked, packed one after the other
- * in a hash map whose key is exactly that long (xdp_dp_ckeys_<N> for N
- * words, an array of maps indexed by mask slot), so that the kernel hashes
- * and compares 8 to 64 bytes instead of the full key.  A mask that touches
- * more than XDP_DP_CKEY_MAX_WORDS words is looked up in its full-size
- * subtable (ckey_words 0), with the mask still a constant. */
+ * key's 32-bit words that the mask touches, masked, packed one after the
+ * other and padded with zero words to the next of the key sizes
+ * XDP_DP_CKEY_CLASSES, in a hash map of that key size (xdp_dp_ckeys_<N>
+ * for N words, an array of maps indexed by mask slot), so that the kernel
+ * hashes and compares 8 to 64 bytes instead of the full key.  (A few key
+ * sizes, not all 16: each is a case in every compiled subtable's code,
+ * and the compiler unrolls the subtables only while the code is small.)  (32-bit
+ * words, because megaflow masks touch many fields of 4 bytes or less: the
+ * recirculation id, the port, the Ethertype, the VLAN, IPv4 addresses.)
+ * A mask that touches more than XDP_DP_CKEY_MAX_WORDS words is looked up
+ * in its full-size subtable (ckey_words 0), with the mask still a
+ * constant. */
 #define XDP_DP_MAX_CSUBS XDP_DP_MAX_MASKS   /* Compiled subtables. */
-#define XDP_DP_CKEY_MAX_WORDS 8             /* Largest compact key. */
+#define XDP_DP_CKEY_MAX_WORDS 16            /* Largest compact key, in
+                                             * 32-bit words. */
+#define XDP_DP_CKEY_CLASSES 2, 4, 6, 8, 12, 16  /* Compact key sizes, in
+                                                 * 32-bit words. */
 
 /* One compiled subtable. */
 struct xdp_dp_csub {
     __u32 slot;                 /* Mask slot. */
-    __u32 ckey_words;           /* Words of the compact key (1 to
-                                 * XDP_DP_CKEY_MAX_WORDS), or 0: the full
+    __u32 ckey_words;           /* 32-bit words of the compact key (one of
+                                 * XDP_DP_CKEY_CLASSES), or 0: the full
                                  * key, in xdp_dp_subtables. */
-    __u32 n_words;              /* Words of the key the mask touches. */
-    __u8 word[XDP_FLOW_KEY_WORDS];  /* Their indexes, ascending. */
-    __u64 mask[XDP_FLOW_KEY_WORDS]; /* Their masks. */
+    __u32 n_words;              /* 32-bit words of the key the mask
+                                 * touches. */
+    __u8 word[XDP_FLOW_KEY_WORDS32];    /* Their indexes, ascending. */
+    __u32 mask[XDP_FLOW_KEY_WORDS32];   /* Their masks. */
 };
 
 /* What a program was compiled for. */

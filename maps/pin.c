@@ -75,8 +75,8 @@ static const char *const unpinned_maps[] = {
     "xdp_dp_upcalls", "xdp_dp_scratch", "xdp_dp_tx_ports",
     /* Compact-key subtables belong to the compiled program of one run;
      * a restarted ovs-vswitchd compiles its own. */
-    "xdp_dp_ckeys_1", "xdp_dp_ckeys_2", "xdp_dp_ckeys_3", "xdp_dp_ckeys_4",
-    "xdp_dp_ckeys_5", "xdp_dp_ckeys_6", "xdp_dp_ckeys_7", "xdp_dp_ckeys_8",
+    "xdp_dp_ckeys_2", "xdp_dp_ckeys_4", "xdp_dp_ckeys_6", "xdp_dp_ckeys_8",
+    "xdp_dp_ckeys_12", "xdp_dp_ckeys_16",
 };
 
 static const struct xdp_dp_layout expected_layout = {

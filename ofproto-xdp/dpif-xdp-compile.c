@@ -155,16 +155,15 @@ read_mask_hits(struct dp_xdp *dp, uint64_t hits[XDP_DP_MAX_MASKS])
 static int
 cmap_outer_fd(struct dp_xdp *dp, uint32_t n_words)
 {
-    struct bpf_map *maps[] = {
-        NULL,
-        dp->skel->maps.xdp_dp_ckeys_1, dp->skel->maps.xdp_dp_ckeys_2,
-        dp->skel->maps.xdp_dp_ckeys_3, dp->skel->maps.xdp_dp_ckeys_4,
-        dp->skel->maps.xdp_dp_ckeys_5, dp->skel->maps.xdp_dp_ckeys_6,
-        dp->skel->maps.xdp_dp_ckeys_7, dp->skel->maps.xdp_dp_ckeys_8,
-    };
-
-    ovs_assert(n_words >= 1 && n_words <= XDP_DP_CKEY_MAX_WORDS);
-    return bpf_map__fd(maps[n_words]);
+    switch (n_words) {
+    case 2: return bpf_map__fd(dp->skel->maps.xdp_dp_ckeys_2);
+    case 4: return bpf_map__fd(dp->skel->maps.xdp_dp_ckeys_4);
+    case 6: return bpf_map__fd(dp->skel->maps.xdp_dp_ckeys_6);
+    case 8: return bpf_map__fd(dp->skel->maps.xdp_dp_ckeys_8);
+    case 12: return bpf_map__fd(dp->skel->maps.xdp_dp_ckeys_12);
+    case 16: return bpf_map__fd(dp->skel->maps.xdp_dp_ckeys_16);
+    default: OVS_NOT_REACHED();
+    }
 }
 
 /* Writes (if 'add') or deletes the 'n' flows in 'flows', all of subtable
@@ -187,11 +186,11 @@ dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
         return;
     }
 
-    size_t key_size = m->csub.ckey_words * sizeof(uint64_t);
+    size_t key_size = m->csub.ckey_words * sizeof(uint32_t);
     uint8_t *keys = xmalloc(n * key_size);
     struct xdp_flow *values = add ? xmalloc(n * sizeof *values) : NULL;
     for (size_t i = 0; i < n; i++) {
-        uint64_t ckey[XDP_DP_CKEY_MAX_WORDS];
+        uint32_t ckey[XDP_DP_CKEY_MAX_WORDS];
 
         xdp_compile_ckey(&m->csub, &flows[i]->xkey, ckey);
         memcpy(keys + i * key_size, ckey, key_size);
@@ -266,7 +265,7 @@ cmap_prepare(struct dp_xdp *dp, const struct xdp_dp_csub *cs)
                     .map_flags = BPF_F_NO_PREALLOC);
 
         fd = bpf_map_create(BPF_MAP_TYPE_HASH, "xdp_dp_ckeys",
-                            cs->ckey_words * sizeof(uint64_t),
+                            cs->ckey_words * sizeof(uint32_t),
                             sizeof(struct xdp_flow), capacity, &opts);
         if (fd < 0) {
             error = errno;

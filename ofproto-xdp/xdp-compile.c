@@ -35,8 +35,8 @@
  *   - Subtable order: by the hits each subtable had since the previous
  *     compile, most first, as OVS's dpcls ranks its subtables; subtables
  *     without hits by their number of flows.
- *   - Keys: for each subtable, the key words its mask touches (with their
- *     masks), packed into a compact key of that many words
+ *   - Keys: for each subtable, the 32-bit key words its mask touches (with
+ *     their masks), packed into a compact key of that many words
  *     ('struct xdp_dp_csub'); masks with more than XDP_DP_CKEY_MAX_WORDS
  *     words use the full key.
  *   - Parsing: whether any mask needs a transport-layer field.
@@ -60,27 +60,43 @@
  * Discovery fields and everything after them (see struct xdp_flow_key). */
 #define L4_FIRST_BYTE offsetof(struct xdp_flow_key, nd_target)
 
+/* The words of the compact key for a mask that touches 'n_words' 32-bit
+ * words of the key: the smallest of XDP_DP_CKEY_CLASSES that holds them,
+ * or 0 if none does (the full key). */
+uint32_t
+xdp_compile_ckey_words(uint32_t n_words)
+{
+    static const uint32_t classes[] = { XDP_DP_CKEY_CLASSES };
+
+    for (size_t i = 0; i < ARRAY_SIZE(classes); i++) {
+        if (n_words <= classes[i]) {
+            return classes[i];
+        }
+    }
+    return 0;
+}
+
 void
 xdp_compile_csub(uint32_t slot, const struct xdp_flow_key *mask,
                  struct xdp_dp_csub *cs)
 {
-    const uint64_t *m = (const uint64_t *) mask;
+    const uint32_t *m = (const uint32_t *) mask;
 
     memset(cs, 0, sizeof *cs);
     cs->slot = slot;
-    for (int w = 0; w < XDP_FLOW_KEY_WORDS; w++) {
+    for (int w = 0; w < XDP_FLOW_KEY_WORDS32; w++) {
         if (m[w]) {
             cs->word[cs->n_words] = w;
             cs->mask[cs->n_words] = m[w];
             cs->n_words++;
         }
     }
-    cs->ckey_words = cs->n_words <= XDP_DP_CKEY_MAX_WORDS ? cs->n_words : 0;
+    cs->ckey_words = xdp_compile_ckey_words(cs->n_words);
     if (!cs->n_words) {
         /* A mask of all zeros (a flow that matches everything): one word
          * of zeros as its compact key. */
         cs->n_words = 1;
-        cs->ckey_words = 1;
+        cs->ckey_words = xdp_compile_ckey_words(1);
         cs->word[0] = 0;
         cs->mask[0] = 0;
     }
@@ -103,12 +119,12 @@ xdp_compile_csub_equal(const struct xdp_dp_csub *a,
 void
 xdp_compile_ckey(const struct xdp_dp_csub *cs,
                  const struct xdp_flow_key *masked_key,
-                 uint64_t ckey[XDP_DP_CKEY_MAX_WORDS])
+                 uint32_t ckey[XDP_DP_CKEY_MAX_WORDS])
 {
-    const uint64_t *k = (const uint64_t *) masked_key;
+    const uint32_t *k = (const uint32_t *) masked_key;
 
     memset(ckey, 0, XDP_DP_CKEY_MAX_WORDS * sizeof *ckey);
-    for (uint32_t j = 0; j < cs->ckey_words; j++) {
+    for (uint32_t j = 0; j < cs->n_words && j < cs->ckey_words; j++) {
         ckey[j] = k[cs->word[j]] & cs->mask[j];
     }
 }
@@ -191,13 +207,15 @@ xdp_compile_format_csub(struct ds *s, const struct xdp_dp_csub *cs)
     uint8_t bytes[sizeof(struct xdp_flow_key)];
 
     memset(bytes, 0, sizeof bytes);
-    for (uint32_t j = 0; j < cs->n_words && j < XDP_FLOW_KEY_WORDS; j++) {
-        memcpy(&bytes[cs->word[j] * 8], &cs->mask[j], 8);
+    for (uint32_t j = 0; j < cs->n_words && j < XDP_FLOW_KEY_WORDS32; j++) {
+        memcpy(&bytes[cs->word[j] * 4], &cs->mask[j], 4);
     }
     if (cs->ckey_words) {
-        ds_put_format(s, "compact key of %"PRIu32" words:", cs->ckey_words);
+        ds_put_format(s, "compact key of %"PRIu32" bytes:",
+                      cs->ckey_words * 4);
     } else {
-        ds_put_format(s, "full key (%"PRIu32" words):", cs->n_words);
+        ds_put_format(s, "full key (%"PRIu32" bytes masked):",
+                      cs->n_words * 4);
     }
     bool any = false;
     for (size_t i = 0; i < ARRAY_SIZE(key_fields); i++) {

@@ -35,13 +35,14 @@ struct xdp_compile_mask {
 
 void xdp_compile_build(const struct xdp_compile_mask *, size_t n_masks,
                        uint32_t action_bits, struct xdp_dp_cfg *);
+uint32_t xdp_compile_ckey_words(uint32_t n_words);
 void xdp_compile_csub(uint32_t slot, const struct xdp_flow_key *mask,
                       struct xdp_dp_csub *);
 bool xdp_compile_csub_equal(const struct xdp_dp_csub *,
                             const struct xdp_dp_csub *);
 void xdp_compile_ckey(const struct xdp_dp_csub *,
                       const struct xdp_flow_key *masked_key,
-                      uint64_t ckey[XDP_DP_CKEY_MAX_WORDS]);
+                      uint32_t ckey[XDP_DP_CKEY_MAX_WORDS]);
 bool xdp_compile_mask_needs_l4(const struct xdp_flow_key *mask);
 void xdp_compile_format_csub(struct ds *, const struct xdp_dp_csub *);
 void xdp_compile_format_actions(struct ds *, uint32_t action_bits);

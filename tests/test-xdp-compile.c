@@ -124,6 +124,7 @@
 #include "odp-util.h"
 #include "ofproto-xdp/dpif-xdp.h"
 #include "ofproto-xdp/dpif-xdp-private.h"
+#include "ofproto-xdp/xdp-compile.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/match.h"
@@ -381,6 +382,9 @@ static const struct xc_template xc_templates[] = {
     { "ip6-full", ETH_TYPE_IPV6, 0,
       XC_M_IN_PORT | XC_M_ETH_SRC | XC_M_ETH_DST | XC_M_NW_SRC | XC_M_NW_DST
       | XC_M_NW_PROTO, 128, 128 },
+    { "ip6-full-label", ETH_TYPE_IPV6, 0,
+      XC_M_IN_PORT | XC_M_ETH_SRC | XC_M_ETH_DST | XC_M_NW_SRC | XC_M_NW_DST
+      | XC_M_NW_PROTO | XC_M_IPV6_LABEL | XC_M_NW_TOS, 128, 128 },
     { "ip6-full-tp", ETH_TYPE_IPV6, 0,
       XC_M_IN_PORT | XC_M_ETH_SRC | XC_M_ETH_DST | XC_M_NW_SRC | XC_M_NW_DST
       | XC_M_NW_PROTO | XC_M_TP_DST, 128, 128 },
@@ -1413,10 +1417,10 @@ struct xc_state {
 static bool
 xc_csub_is_mask(const struct xdp_dp_csub *cs, const struct xdp_flow_key *mask)
 {
-    const uint64_t *m = (const uint64_t *) mask;
+    const uint32_t *m = (const uint32_t *) mask;
     uint32_t j = 0;
 
-    for (uint32_t w = 0; w < XDP_FLOW_KEY_WORDS; w++) {
+    for (uint32_t w = 0; w < XDP_FLOW_KEY_WORDS32; w++) {
         if (m[w]) {
             if (j >= cs->n_words || cs->word[j] != w || cs->mask[j] != m[w]) {
                 return false;
@@ -1702,8 +1706,8 @@ xc_check_cmaps(struct xc_ctx *ctx, const char *phase,
         }
         for (size_t k = 0; k < ctx->n_flows; k++) {
             const struct xc_flow *f = ctx->flows[k];
-            const uint64_t *kw = (const uint64_t *) &f->xkey;
-            uint64_t ckey[XDP_DP_CKEY_MAX_WORDS];
+            const uint32_t *kw = (const uint32_t *) &f->xkey;
+            uint32_t ckey[XDP_DP_CKEY_MAX_WORDS];
             struct xdp_flow value;
 
             if (f->mask_slot != (int) cs->slot) {
@@ -1734,7 +1738,7 @@ xc_check_cmaps(struct xc_ctx *ctx, const char *phase,
         }
 
         /* And nothing else: no deleted flow stays behind. */
-        uint64_t key[XDP_DP_CKEY_MAX_WORDS], next[XDP_DP_CKEY_MAX_WORDS];
+        uint32_t key[XDP_DP_CKEY_MAX_WORDS], next[XDP_DP_CKEY_MAX_WORDS];
         uint32_t n_entries = 0;
         void *prev = NULL;
         while (!bpf_map_get_next_key(m->cmap_fd, prev, next)) {
@@ -1806,8 +1810,8 @@ xc_sabotage_cmap(struct xc_ctx *ctx, const struct xc_state *st)
         return;
     }
     const struct xdp_dp_csub *cs = &st->cfg.csubs[pos];
-    const uint64_t *kw = (const uint64_t *) &f->xkey;
-    uint64_t ckey[XDP_DP_CKEY_MAX_WORDS];
+    const uint32_t *kw = (const uint32_t *) &f->xkey;
+    uint32_t ckey[XDP_DP_CKEY_MAX_WORDS];
 
     memset(ckey, 0, sizeof ckey);
     for (uint32_t j = 0; j < cs->ckey_words; j++) {
@@ -2006,8 +2010,7 @@ xc_compile(struct xc_ctx *ctx, const char *phase,
                           "%"PRIu32") does not have its mask's words",
                           i + 1, cs->slot);
         }
-        uint32_t want_ckey = (cs->n_words <= XDP_DP_CKEY_MAX_WORDS
-                              ? cs->n_words : 0);
+        uint32_t want_ckey = xdp_compile_ckey_words(cs->n_words);
         if (cs->ckey_words != want_ckey) {
             ds_put_format(&why, "\n    compiled subtable %"PRIu32" has "
                           "%"PRIu32" key words but a compact key of %"PRIu32,
@@ -2204,8 +2207,8 @@ static void
 do_table(struct xc_ctx *ctx)
 {
     /* 1. No transport-layer mask; actions: output, set eth, push_vlan,
-     *    set ipv4.  Masks of 5 to 10 key words: compact keys up to the
-     *    largest (XDP_DP_CKEY_MAX_WORDS) and full keys. */
+     *    set ipv4.  Masks of 5 to 17 32-bit key words: compact keys up to
+     *    the largest (XDP_DP_CKEY_MAX_WORDS) and full keys. */
     static const struct xc_flow_spec table1[] = {
         { "p1-udp4", "udp4", "ip4-dst32-proto", "2", false, 0 },
         { "p1-tcp4", "tcp4-syn", "ip4-dst32-proto",
@@ -2232,7 +2235,7 @@ do_table(struct xc_ctx *ctx)
         { "p1-arp-req", "arp-req", "arp", "2", false, 0 },
         { "p1-arp-reply", "arp-reply", "arp", "5", false, 0 },
         { "p1-ip6-full", "udp6", "ip6-full", "3", false, 0 },
-        { "p1-ip6-full-b", "tcp6", "ip6-full",
+        { "p1-ip6-full-b", "tcp6", "ip6-full-label",
           "set(eth(dst=02:00:00:00:00:dd)),2", false, 0 },
         { "p1-ip6-pair", "udp6-b", "ip6-pair", "4", false, 0 },
         { "p1-ip6-src64", "udp6-c", "ip6-src64", "2", false, 0 },
