@@ -97,7 +97,8 @@ tests_test_xdp_dump_SOURCES = tests/test-xdp-dump.c
 tests_test_xdp_dump_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_xdp_packet_SOURCES = tests/test-xdp-packet.c
 tests_test_xdp_packet_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
-tests_test_xdp_compile_SOURCES = tests/test-xdp-compile.c
+tests_test_xdp_compile_SOURCES = tests/test-xdp-compile.c \
+	tests/test-xdp-compile-frames.c tests/test-xdp-compile.h
 tests_test_xdp_compile_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_xdp_flow_SOURCES = tests/test-xdp-flow.c
 tests_test_xdp_flow_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
