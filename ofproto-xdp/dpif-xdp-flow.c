@@ -1428,6 +1428,7 @@ dp_xdp_flow_restore(struct dp_xdp *dp)
         }
         dp->masks[slot] = (struct dp_xdp_mask) {
             .in_use = true, .mask = value.mask, .map_fd = fd,
+            .cmap_fd = -1,
         };
         dp->mask_order[dp->n_masks++] = slot;
     }
