@@ -12,12 +12,13 @@
  *
  * The compiled classifier reads its subtables from 'xdp_dp_cfg', which
  * ovs-vswitchd fills in before it loads the program and which the verifier
- * then knows as constants.  Its loops are unrolled for every possible
- * subtable, and the verifier drops the copies past 'n_csubs' and every
- * branch on the configuration that cannot be taken, so what runs is
- * straight-line code: for each compiled subtable in order, the few masked
- * words of the key are packed into a compact key and looked up in that
- * subtable's compact map (see "Compiled programs" in xdp-dp.h).
+ * then knows as constants.  For each compiled subtable in order, the few
+ * masked words of the key are packed into a compact key and looked up in
+ * that subtable's compact map (see "Compiled programs" in xdp-dp.h).  The
+ * first XDP_DP_CSUB_UNROLLED subtables are unrolled, and the verifier
+ * drops the copies past 'n_csubs' and every branch on the configuration
+ * that cannot be taken, so that each is straight-line code; the rest share
+ * one loop (see classify_compiled()).
  *
  * A compiled program keeps the generic classifier as its fallback: a
  * packet that misses every compiled subtable goes through it, over all
@@ -84,18 +85,42 @@ classify_generic(const struct xdp_flow_key *key, __u32 *n_visited,
     return NULL;
 }
 
+/* Looks compact key 'ck' up in subtable 'slot' of the compact maps with
+ * N-word keys, for the subtables of the loop in classify_compiled().  One
+ * function per key size, not inline: the verifier turns a map lookup into
+ * a direct call into the map's code only where the call instruction sees
+ * maps of one kind, and otherwise leaves a call through the map's
+ * operations (a retpoline).  Inline in a loop, clang merges the lookups of
+ * all key sizes into one call instruction. */
+#define XDP_DP_CKEYS_LOOKUP(N)                                          \
+    static __attribute__((noinline)) struct xdp_flow *                  \
+    ckeys_lookup_##N(__u32 slot, const __u32 *ck)                       \
+    {                                                                   \
+        void *subtable = bpf_map_lookup_elem(&xdp_dp_ckeys_##N, &slot); \
+                                                                        \
+        return subtable ? bpf_map_lookup_elem(subtable, ck) : NULL;     \
+    }
+XDP_DP_CKEYS_LOOKUP(2)
+XDP_DP_CKEYS_LOOKUP(4)
+XDP_DP_CKEYS_LOOKUP(6)
+XDP_DP_CKEYS_LOOKUP(8)
+XDP_DP_CKEYS_LOOKUP(12)
+XDP_DP_CKEYS_LOOKUP(16)
+#undef XDP_DP_CKEYS_LOOKUP
+
 /* Compiled subtables whose lookups are straight-line code; see
  * classify_compiled(). */
 #define XDP_DP_CSUB_UNROLLED 16
 
-/* Looks 'key' up in compiled subtable 'i'. */
+/* Looks 'key' up in compiled subtable 'i', through ckeys_lookup_N() if
+ * 'calls' (a constant). */
 static __always_inline struct xdp_flow *
-classify_csub(const __u32 *kw, __u32 i)
+classify_csub(const __u32 *kw, __u32 i, int calls)
 {
     const volatile struct xdp_dp_csub *cs = &xdp_dp_cfg.csubs[i];
     __u32 slot = cs->slot;
     __u32 n_words = cs->ckey_words;
-    void *subtable = NULL;
+    void *subtable;
 
     if (!n_words) {
         /* Too many words for a compact key: the full-size subtable, with
@@ -130,6 +155,17 @@ classify_csub(const __u32 *kw, __u32 i)
             ck[j] = 0;          /* Padding to the key size. */
         }
     }
+    if (calls) {
+        switch (n_words) {
+        case 2: return ckeys_lookup_2(slot, ck);
+        case 4: return ckeys_lookup_4(slot, ck);
+        case 6: return ckeys_lookup_6(slot, ck);
+        case 8: return ckeys_lookup_8(slot, ck);
+        case 12: return ckeys_lookup_12(slot, ck);
+        case 16: return ckeys_lookup_16(slot, ck);
+        default: return NULL;
+        }
+    }
     switch (n_words) {
 #define XDP_DP_CKEYS_CASE(N)                                            \
     case N:                                                             \
@@ -153,14 +189,14 @@ classify_csub(const __u32 *kw, __u32 i)
  * the hit in 'dp_stats', if not NULL.
  *
  * The first XDP_DP_CSUB_UNROLLED subtables, the ones with the most hits,
- * are written out one by one (CSUB_BLOCK), each its own straight-line code;
- * the rest share the code of one loop.  Every subtable of straight-line
- * code costs about 600 bytes of machine code (the JIT still loads each
- * constant of the configuration from memory), and a packet runs through
- * the code of every subtable before the one it hits: past 16 or so, the
- * instruction cache no longer holds it, and a lookup in the loop costs
- * less.  (Written out, not left to clang's unroller, which gives up on a
- * body this large.) */
+ * are unrolled, each its own straight-line code; the rest share the code
+ * of one loop.  A straight-line subtable costs about 600 bytes of machine
+ * code (the JIT still loads each constant of the configuration from
+ * memory), and a packet runs through the code of every subtable before
+ * the one it hits: past 16 or so the instruction cache no longer holds it
+ * (and clang gives up unrolling), and the loop, whose lookups go through
+ * ckeys_lookup_N(), costs less.  ovs-xdp-bench fastpath measured the
+ * choices. */
 static __always_inline struct xdp_flow *
 classify_compiled(const struct xdp_flow_key *key, __u32 *n_visited,
                   struct xdp_dp_stats *dp_stats)
@@ -168,38 +204,30 @@ classify_compiled(const struct xdp_flow_key *key, __u32 *n_visited,
     const __u32 *kw = (const __u32 *) key;
     struct xdp_flow *flow;
 
-    /* Counted where 'slot' is a constant, so that the paths that leave
-     * with a flow look alike to the verifier. */
-#define CSUB_BLOCK(I)                                                   \
-    if ((I) < xdp_dp_cfg.n_csubs) {                                     \
-        flow = classify_csub(kw, (I));                                  \
-        if (flow) {                                                     \
-            __u32 slot = xdp_dp_cfg.csubs[(I)].slot;                    \
-                                                                        \
-            *n_visited += (I) + 1;                                      \
-            if (dp_stats && slot < XDP_DP_MAX_MASKS) {                  \
-                dp_stats->mask_hits[slot]++;                            \
-            }                                                           \
-            return flow;                                                \
-        }                                                               \
-    }
-#define CSUB_BLOCKS4(I)                                                 \
-    CSUB_BLOCK(I) CSUB_BLOCK((I) + 1) CSUB_BLOCK((I) + 2) CSUB_BLOCK((I) + 3)
-#define CSUB_BLOCKS16(I)                                                \
-    CSUB_BLOCKS4(I) CSUB_BLOCKS4((I) + 4)                               \
-    CSUB_BLOCKS4((I) + 8) CSUB_BLOCKS4((I) + 12)
-    CSUB_BLOCKS16(0)
-    _Static_assert(XDP_DP_CSUB_UNROLLED == 16, "one CSUB_BLOCK each");
-#undef CSUB_BLOCKS16
-#undef CSUB_BLOCKS4
-#undef CSUB_BLOCK
+#pragma unroll
+    for (__u32 i = 0; i < XDP_DP_CSUB_UNROLLED; i++) {
+        if (i >= xdp_dp_cfg.n_csubs) {
+            break;
+        }
+        flow = classify_csub(kw, i, 0);
+        if (flow) {
+            /* Counted here, where 'slot' is a constant, so that the paths
+             * that leave with a flow look alike to the verifier. */
+            __u32 slot = xdp_dp_cfg.csubs[i].slot;
 
+            *n_visited += i + 1;
+            if (dp_stats && slot < XDP_DP_MAX_MASKS) {
+                dp_stats->mask_hits[slot]++;
+            }
+            return flow;
+        }
+    }
 #pragma nounroll
     for (__u32 i = XDP_DP_CSUB_UNROLLED; i < XDP_DP_MAX_CSUBS; i++) {
         if (i >= xdp_dp_cfg.n_csubs) {
             break;
         }
-        flow = classify_csub(kw, i);
+        flow = classify_csub(kw, i, 1);
         if (flow) {
             __u32 slot = xdp_dp_cfg.csubs[i].slot;
 
