@@ -144,6 +144,21 @@ l3_offset(void *data, void *data_end)
     return off;
 }
 
+/* The L3 header of the frame in 'ctx' (see l3_offset()), if the frame
+ * holds 'size' bytes of it, otherwise NULL. */
+static __always_inline void *
+l3_header(struct xdp_md *ctx, __u32 size)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    int off = l3_offset(data, data_end);
+
+    if (off < 0 || off > 64 || data + off + size > data_end) {
+        return NULL;
+    }
+    return data + off;
+}
+
 static __always_inline int
 do_push_vlan(struct xdp_md *ctx, const struct xdp_vlan_hdr *vlan)
 {
@@ -225,15 +240,9 @@ static __always_inline int
 do_set_ipv4(struct xdp_md *ctx, const struct xdp_dp_action *a,
             const struct xdp_flow_key *key, struct l4_csum_diff *diff)
 {
-    void *data = (void *) (long) ctx->data;
-    void *data_end = (void *) (long) ctx->data_end;
-    int off = l3_offset(data, data_end);
+    struct iphdr *ip = l3_header(ctx, sizeof *ip);
 
-    if (off < 0 || off > 64) {
-        return -1;
-    }
-    struct iphdr *ip = data + off;
-    if ((void *) (ip + 1) > data_end) {
+    if (!ip) {
         return -1;
     }
     /* The addresses are in the TCP and UDP pseudo-header; later
@@ -420,15 +429,9 @@ static __always_inline int
 do_set_ipv6_addr(struct xdp_md *ctx, const struct xdp_dp_action *a,
                  const struct xdp_flow_key *key, struct l4_csum_diff *diff)
 {
-    void *data = (void *) (long) ctx->data;
-    void *data_end = (void *) (long) ctx->data_end;
-    int off = l3_offset(data, data_end);
+    struct ipv6hdr *ip6 = l3_header(ctx, sizeof *ip6);
 
-    if (off < 0 || off > 64) {
-        return -1;
-    }
-    struct ipv6hdr *ip6 = data + off;
-    if ((void *) (ip6 + 1) > data_end) {
+    if (!ip6) {
         return -1;
     }
     __be32 *addr = (__be32 *) (a->ipv6_addr.dst ? &ip6->daddr : &ip6->saddr);
@@ -448,15 +451,9 @@ do_set_ipv6_addr(struct xdp_md *ctx, const struct xdp_dp_action *a,
 static __always_inline int
 do_set_ipv6(struct xdp_md *ctx, const struct xdp_dp_action *a)
 {
-    void *data = (void *) (long) ctx->data;
-    void *data_end = (void *) (long) ctx->data_end;
-    int off = l3_offset(data, data_end);
+    struct ipv6hdr *ip6 = l3_header(ctx, sizeof *ip6);
 
-    if (off < 0 || off > 64) {
-        return -1;
-    }
-    struct ipv6hdr *ip6 = data + off;
-    if ((void *) (ip6 + 1) > data_end) {
+    if (!ip6) {
         return -1;
     }
     /* Version (4 bits), traffic class (8), flow label (20). */
