@@ -126,6 +126,14 @@ struct {
     __type(value, struct xdp_dp_stats);
 } xdp_dp_stats SEC(".maps");
 
+/* Upcall budgets, per CPU, indexed by datapath port number. */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, XDP_DP_MAX_PORTS);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_upcall_budget);
+} xdp_dp_upcall_budget SEC(".maps");
+
 /* Upcalls to ovs-vswitchd: one perf ring per CPU. */
 struct {
     __uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);

@@ -58,11 +58,50 @@ count(__u32 field_offset, __u64 n)
 }
 #define COUNT(FIELD, N) count(__builtin_offsetof(struct xdp_dp_stats, FIELD), N)
 
-/* Hands the frame to ovs-vswitchd.  Returns the XDP verdict. */
+/* Upcalls a port may make per CPU in each XDP_DP_UPCALL_WINDOW_NS (see
+ * struct xdp_dp_upcall_budget); 0 means no limit.  Userspace may change
+ * it. */
+__u32 xdp_dp_upcall_burst = XDP_DP_UPCALL_BURST;
+
+/* Whether port 'in_port' may make one more upcall now, by its budget. */
+static __always_inline int
+upcall_allowed(__u32 in_port)
+{
+    struct xdp_dp_upcall_budget *b;
+    __u32 burst = xdp_dp_upcall_burst;
+    __u64 now;
+
+    if (!burst) {
+        return 1;
+    }
+    b = bpf_map_lookup_elem(&xdp_dp_upcall_budget, &in_port);
+    if (!b) {
+        return 1;
+    }
+    now = bpf_ktime_get_ns();
+    if (now - b->window_start >= XDP_DP_UPCALL_WINDOW_NS) {
+        b->window_start = now;
+        b->n_upcalls = 0;
+    }
+    if (b->n_upcalls >= burst) {
+        return 0;
+    }
+    b->n_upcalls++;
+    return 1;
+}
+
+/* Hands the frame to ovs-vswitchd, if its port's upcall budget allows.
+ * Returns the XDP verdict. */
 static __always_inline int
 upcall(struct xdp_md *ctx, __u32 type, __u32 in_port, __u32 arg)
 {
     __u64 len = ctx->data_end - ctx->data;
+
+    if (!upcall_allowed(in_port)) {
+        COUNT(n_upcall_limited, 1);
+        COUNT(n_lost, 1);
+        return XDP_DROP;
+    }
     struct xdp_dp_upcall up = {
         .type = type,
         .in_port = in_port,

@@ -30,7 +30,7 @@
 
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 5
+#define XDP_DP_ABI_VERSION 6
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -223,6 +223,8 @@ struct xdp_dp_stats {
     __u64 n_mask_hit;           /* Subtables visited for matched packets. */
     __u64 n_slow_path;          /* Hits on slow-path flows. */
     __u64 n_tx_error;           /* Outputs that failed in XDP. */
+    __u64 n_upcall_limited;     /* Upcalls dropped because their port had
+                                 * used its budget (also in 'n_lost'). */
     __u64 n_fallback;           /* Compiled program: packets that missed
                                  * every compiled subtable and went through
                                  * the generic classifier. */
@@ -283,6 +285,18 @@ struct xdp_dp_cfg {
                                  * XDP_DP_ACTION_F_OUTPUTS). */
     struct xdp_dp_csub csubs[XDP_DP_MAX_CSUBS];
 };
+
+/* Upcall budget of one port on one CPU: at most 'xdp_dp_upcall_burst'
+ * upcalls (a global of the program) in each XDP_DP_UPCALL_WINDOW_NS, so
+ * that a port that floods ovs-vswitchd with misses cannot fill the upcall
+ * rings and starve the other ports' upcalls.  The rest are dropped and
+ * counted as lost. */
+struct xdp_dp_upcall_budget {
+    __u64 window_start;         /* bpf_ktime_get_ns() of the window. */
+    __u64 n_upcalls;            /* Upcalls in the window so far. */
+};
+#define XDP_DP_UPCALL_WINDOW_NS 10000000ULL     /* 10 ms. */
+#define XDP_DP_UPCALL_BURST 256                 /* Default budget. */
 
 /* Upcalls: what precedes the packet in each perf event sample. */
 enum xdp_dp_upcall_type {

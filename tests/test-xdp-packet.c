@@ -23,6 +23,8 @@
  *                             flow table (ofproto-xdp/xdp-compile.c).
  *   test-xdp-packet flush     Flushes the flow table and installs a flow
  *                             again (see do_flush()).
+ *   test-xdp-packet budget    A flood of misses from one port against
+ *                             another port's upcalls (see do_budget()).
  *   test-xdp-packet key HEX   Prints the ODP flow key that OVS's
  *                             flow_extract() gives the frame HEX arriving
  *                             on port 1: how to write a row's flows.
@@ -1439,6 +1441,8 @@ xp_read_stats(struct dp_xdp *dp)
         sum.n_missed += per_cpu[i].n_missed;
         sum.n_tx_error += per_cpu[i].n_tx_error;
         sum.n_slow_path += per_cpu[i].n_slow_path;
+        sum.n_lost += per_cpu[i].n_lost;
+        sum.n_upcall_limited += per_cpu[i].n_upcall_limited;
     }
     free(per_cpu);
     return sum;
@@ -1953,6 +1957,63 @@ do_table(void)
     return n_failed ? 1 : 0;
 }
 
+/* Runs 'n' misses of the frame in 'in' through the program, arriving on
+ * datapath port 'port_no' (by mapping 'lo' to it), all in one
+ * BPF_PROG_TEST_RUN, and prints how many upcalls were made and how many
+ * the port's budget dropped. */
+static void
+xp_budget_round(struct dp_xdp *dp, const char *name, uint32_t port_no,
+                const uint8_t *in, size_t in_len, uint32_t n)
+{
+    struct xdp_md ctx_in = { .data_end = in_len,
+                             .ingress_ifindex = lo_ifindex };
+    LIBBPF_OPTS(bpf_test_run_opts, opts,
+                .data_in = in, .data_size_in = in_len,
+                .ctx_in = &ctx_in, .ctx_size_in = sizeof ctx_in,
+                .repeat = n);
+
+    xp_map_update(dp->skel->maps.xdp_dp_in_ports, &lo_ifindex, &port_no);
+    struct xdp_dp_stats before = xp_read_stats(dp);
+    int error = bpf_prog_test_run_opts(dp->xdp_prog_fd, &opts);
+    if (error) {
+        ovs_fatal(-error, "BPF_PROG_TEST_RUN");
+    }
+    struct xdp_dp_stats after = xp_read_stats(dp);
+    uint64_t missed = after.n_missed - before.n_missed;
+    uint64_t limited = after.n_upcall_limited - before.n_upcall_limited;
+    uint64_t lost = after.n_lost - before.n_lost;
+
+    printf("%s: port %"PRIu32", %"PRIu64" misses, %"PRIu64" upcalls, "
+           "%"PRIu64" over budget, %"PRIu64" lost otherwise\n", name,
+           port_no, missed, missed - lost, limited, lost - limited);
+}
+
+/* "test-xdp-packet budget": a port that floods the datapath with misses
+ * uses up its upcall budget, and another port's upcalls still go through
+ * (see struct xdp_dp_upcall_budget).  The flood is 600 misses in one
+ * BPF_PROG_TEST_RUN, which takes well under one budget window (10 ms). */
+static int
+do_budget(void)
+{
+    static const char *frame =
+        "020000000002 020000000001 0800 "
+        "4500001c000100004011 66cd 0a000001 0a000002 "
+        "9c400035 0008 ed4b";
+    struct dpif *dpif = xp_open_datapath();
+    struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
+    uint8_t in[XP_MAX_FRAME];
+    size_t in_len = xp_parse_hex(frame, in, sizeof in);
+
+    printf("budget: %"PRIu32" upcalls per port per CPU in 10 ms\n",
+           dp->skel->data->xdp_dp_upcall_burst);
+    xp_budget_round(dp, "flood", 1, in, in_len, 600);
+    xp_budget_round(dp, "other port", 2, in, in_len, 1);
+    dp->skel->data->xdp_dp_upcall_burst = 0;
+    xp_budget_round(dp, "no budget", 3, in, in_len, 600);
+    xp_close_datapath(dpif);
+    return 0;
+}
+
 /* "test-xdp-packet flush": installs a flow, runs a frame through it,
  * flushes the flow table as "ovs-appctl dpctl/del-flows" and ofproto's
  * start-up do, and installs the same flow again once its subtable slot
@@ -2054,9 +2115,11 @@ main(int argc, char *argv[])
         return do_table();
     } else if (argc == 2 && !strcmp(argv[1], "flush")) {
         return do_flush();
+    } else if (argc == 2 && !strcmp(argv[1], "budget")) {
+        return do_budget();
     } else if (argc == 3 && !strcmp(argv[1], "key")) {
         return do_key(argv[2]);
     }
-    ovs_fatal(0, "usage: %s [-v] [--compiled] [flush | key HEX]",
+    ovs_fatal(0, "usage: %s [-v] [--compiled] [flush | budget | key HEX]",
               program_name);
 }
