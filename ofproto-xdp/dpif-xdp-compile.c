@@ -102,7 +102,6 @@ struct dp_xdp_compiler {
     struct xdp_dp_cfg cfg;      /* The running program's configuration. */
     uint64_t hits_base[XDP_DP_MAX_MASKS];   /* Hit counters at the start of
                                              * the ranking window. */
-    uint64_t hits[XDP_DP_MAX_MASKS];    /* Hits in the last window. */
     long long int last_compile; /* time_msec() of the last compile. */
     long long int last_rank;    /* ...and of the last ranking. */
     uint64_t n_compiles;        /* Programs compiled and swapped in. */
@@ -492,9 +491,6 @@ compile(struct dp_xdp *dp, bool force, struct ds *reply)
     c->compile_ms = c->last_compile - start;
     /* A new ranking window. */
     memcpy(c->hits_base, hits_now, sizeof hits_now);
-    for (size_t i = 0; i < n_masks; i++) {
-        c->hits[masks[i].slot] = masks[i].hits;
-    }
     c->last_rank = c->last_compile;
     VLOG_INFO("%s: compiled %"PRIu32" subtables in %.1f ms (%.1f ms to load "
               "and verify, %"PRIu32" instructions)", dp->name, cfg.n_csubs,
@@ -529,7 +525,6 @@ rank_is_stale(struct dp_xdp *dp)
     }
     /* Keep the window current: the order fits the recent traffic. */
     memcpy(c->hits_base, hits_now, sizeof hits_now);
-    memcpy(c->hits, delta, sizeof delta);
     return false;
 }
 

@@ -25,6 +25,8 @@
  *                             again (see do_flush()).
  *   test-xdp-packet budget    A flood of misses from one port against
  *                             another port's upcalls (see do_budget()).
+ *   test-xdp-packet rank      Subtables are reordered by their hits (see
+ *                             do_rank()).
  *   test-xdp-packet key HEX   Prints the ODP flow key that OVS's
  *                             flow_extract() gives the frame HEX arriving
  *                             on port 1: how to write a row's flows.
@@ -2014,6 +2016,86 @@ do_budget(void)
     return 0;
 }
 
+/* "test-xdp-packet rank": the compiler ranks subtables by their hits.
+ * Two flows of two masks are compiled (the first installed is visited
+ * first, neither having hits), then 5,000 frames hit the second: within a
+ * ranking period or two the compiler thread swaps in a program that
+ * visits it first.  Prints the compiled order (by flow) before and after,
+ * and whether the new order came within 20 s. */
+static int
+do_rank(void)
+{
+    const struct xp_row *row = NULL;
+
+    for (size_t i = 0; i < ARRAY_SIZE(xp_rows); i++) {
+        if (!strcmp(xp_rows[i].name, "udp: second of two subtables")) {
+            row = &xp_rows[i];
+        }
+    }
+    ovs_assert(row);
+
+    struct dpif *dpif = xp_open_datapath();
+    struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
+    struct xp_parsed_flow flows[2];
+    struct ds why = DS_EMPTY_INITIALIZER;
+    uint8_t in[XP_MAX_FRAME];
+    size_t in_len = xp_parse_hex(row->in, in, sizeof in);
+    struct xdp_dp_cfg cfg;
+    int mask_slot[2];
+
+    xp_setup_ports(dp, row);
+    for (int i = 0; i < 2; i++) {
+        xp_parse_flow(&row->flows[i], &flows[i], i + 1);
+        xp_operate(dpif, &flows[i], 1, true, &why);
+    }
+    ovs_mutex_lock(&dp->flow_mutex);
+    for (int i = 0; i < 2; i++) {
+        ovs_u128 ufid = flows[i].ufid;
+        const struct dp_xdp_flow *f;
+
+        mask_slot[i] = -1;
+        HMAP_FOR_EACH (f, node, &dp->flows) {
+            if (ovs_u128_equals(f->ufid, ufid)) {
+                mask_slot[i] = f->mask_slot;
+            }
+        }
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
+
+    struct ds reply = DS_EMPTY_INITIALIZER;
+    dp_xdp_compile_now(dp, &reply);
+    ds_destroy(&reply);
+    dp_xdp_compile_get_cfg(dp, &cfg);
+    printf("compiled order: flow %d, flow %d\n",
+           cfg.csubs[0].slot == mask_slot[0] ? 1 : 2,
+           cfg.csubs[1].slot == mask_slot[0] ? 1 : 2);
+
+    /* 5,000 hits on the second flow's subtable. */
+    struct xdp_md ctx_in = { .data_end = in_len,
+                             .ingress_ifindex = lo_ifindex };
+    LIBBPF_OPTS(bpf_test_run_opts, opts,
+                .data_in = in, .data_size_in = in_len,
+                .ctx_in = &ctx_in, .ctx_size_in = sizeof ctx_in,
+                .repeat = 5000);
+    if (bpf_prog_test_run_opts(dp->xdp_prog_fd, &opts)) {
+        ovs_fatal(errno, "BPF_PROG_TEST_RUN");
+    }
+
+    dp_xdp_compile_set_auto(dp, true);
+    long long int deadline = time_msec() + 20000;
+    bool reranked = false;
+    while (!reranked && time_msec() < deadline) {
+        xsleep(1);
+        dp_xdp_compile_get_cfg(dp, &cfg);
+        reranked = cfg.n_csubs == 2 && cfg.csubs[0].slot == mask_slot[1];
+    }
+    printf("after 5000 hits on flow 2: %s\n",
+           reranked ? "flow 2 is visited first" : "order unchanged");
+    ds_destroy(&why);
+    xp_close_datapath(dpif);
+    return 0;
+}
+
 /* "test-xdp-packet flush": installs a flow, runs a frame through it,
  * flushes the flow table as "ovs-appctl dpctl/del-flows" and ofproto's
  * start-up do, and installs the same flow again once its subtable slot
@@ -2117,9 +2199,12 @@ main(int argc, char *argv[])
         return do_flush();
     } else if (argc == 2 && !strcmp(argv[1], "budget")) {
         return do_budget();
+    } else if (argc == 2 && !strcmp(argv[1], "rank")) {
+        return do_rank();
     } else if (argc == 3 && !strcmp(argv[1], "key")) {
         return do_key(argv[2]);
     }
-    ovs_fatal(0, "usage: %s [-v] [--compiled] [flush | budget | key HEX]",
+    ovs_fatal(0, "usage: %s [-v] [--compiled] [flush | budget | rank | "
+              "key HEX]",
               program_name);
 }
