@@ -756,7 +756,8 @@ dp_xdp_compile_format(struct dp_xdp *dp, struct ds *s)
     ds_put_cstr(s, "  actions with code: ");
     xdp_compile_format_actions(s, cfg->action_bits);
     ds_put_format(s, "\n  transport layer: %s\n",
-                  cfg->parse_l4 ? "parsed" : "TCP and ICMPv6 only (no mask needs it)");
+                  (cfg->parse_l4 ? "parsed"
+                   : "TCP and ICMPv6 only (no mask needs it)"));
 
     uint64_t n_fallback = 0;
     read_mask_hits__(dp, hits_now, &n_fallback);

@@ -23,11 +23,13 @@
  * output, or up to XDP_DP_MAX_OUTPUTS of them in a row (the program's TC
  * half clones the packet to each).  The compiler walks the netlink list
  * once, translating each attribute into one 'struct xdp_dp_action' with
- * xdp_action_compile__(); the first attribute that has no XDP equivalent,
+ * xdp_action_compile__() (a set of IPv6 fields into up to three, with
+ * xdp_set_ipv6_compile()); the first attribute that has no XDP equivalent,
  * or that would break the shape the program expects (anything but another
  * output after an output, too many outputs or actions), stops it and turns
- * the whole flow into a slow-path flow with a reason.  There is no partial offload: a slow-path flow's packets
- * go to ovs-vswitchd, which runs the original ODP actions.
+ * the whole flow into a slow-path flow with a reason.  There is no partial
+ * offload: a slow-path flow's packets go to ovs-vswitchd, which runs the
+ * original ODP actions.
  *
  * Set actions come in two forms: OVS_ACTION_ATTR_SET carries a key
  * attribute and writes all of it, OVS_ACTION_ATTR_SET_MASKED carries a key
