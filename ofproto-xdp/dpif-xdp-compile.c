@@ -320,6 +320,26 @@ out:
     return error;
 }
 
+/* Whether a subtable compiled in 'cfg' needs its compact map made or
+ * remade (see cmap_prepare()): then a compile must run even for the
+ * configuration already running. */
+static bool
+cmaps_need_work(const struct dp_xdp *dp, const struct xdp_dp_cfg *cfg)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    for (uint32_t i = 0; i < cfg->n_csubs; i++) {
+        const struct xdp_dp_csub *cs = &cfg->csubs[i];
+        const struct dp_xdp_mask *m = &dp->masks[cs->slot];
+
+        if (cs->ckey_words && m->in_use
+            && (m->cmap_fd < 0 || m->cmap_full
+                || m->cmap_size < 2 * m->n_flows)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Drops the compact maps of subtables that no program compiles any more.
  * Each array update waits for an RCU grace period, so this runs after the
  * swap, outside the flow mutex. */
@@ -428,8 +448,9 @@ compile(struct dp_xdp *dp, bool force, struct ds *reply)
 
     /* 2. The configuration. */
     xdp_compile_build(masks, n_masks, action_bits, &cfg);
-    if (!force && (!memcmp(&cfg, &c->cfg, sizeof cfg)
-                   || cfg_hash(&cfg) == c->failed_hash)) {
+    if (!force && !cmaps_need_work(dp, &cfg)
+        && (!memcmp(&cfg, &c->cfg, sizeof cfg)
+            || cfg_hash(&cfg) == c->failed_hash)) {
         ovs_mutex_unlock(&dp->flow_mutex);
         c->n_unchanged++;
         if (reply) {
