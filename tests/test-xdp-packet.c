@@ -27,6 +27,8 @@
  *                             another port's upcalls (see do_budget()).
  *   test-xdp-packet rank      Subtables are reordered by their hits (see
  *                             do_rank()).
+ *   test-xdp-packet grow      A full compact map is made bigger (see
+ *                             do_grow()).
  *   test-xdp-packet key HEX   Prints the ODP flow key that OVS's
  *                             flow_extract() gives the frame HEX arriving
  *                             on port 1: how to write a row's flows.
@@ -2096,6 +2098,73 @@ do_rank(void)
     return 0;
 }
 
+/* Prints the state of the compact map of the datapath's first subtable. */
+static void
+xp_print_cmap(struct dp_xdp *dp, const char *when)
+{
+    ovs_mutex_lock(&dp->flow_mutex);
+    const struct dp_xdp_mask *m = &dp->masks[dp->mask_order[0]];
+    if (m->cmap_fd < 0) {
+        printf("%s: %"PRIu32" flows, no compact map\n", when, m->n_flows);
+    } else {
+        printf("%s: %"PRIu32" flows, compact map of %"PRIu32" entries%s\n",
+               when, m->n_flows, m->cmap_size, m->cmap_full ? ", full" : "");
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
+}
+
+/* "test-xdp-packet grow": a compiled subtable gets more flows than its
+ * compact map holds; the compiler thread makes a bigger one. */
+static int
+do_grow(void)
+{
+    struct dpif *dpif = xp_open_datapath();
+    struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
+    struct ds why = DS_EMPTY_INITIALIZER;
+
+    for (int i = 0; i < 1101; i++) {
+        struct xp_parsed_flow pf;
+        char match[256];
+
+        snprintf(match, sizeof match,
+                 "in_port(1),eth(src=02:00:00:00:00:01,"
+                 "dst=02:00:00:00:00:02),eth_type(0x0800),"
+                 "ipv4(src=10.%d.%d.1,dst=10.0.0.2,proto=17,tos=0/0,"
+                 "ttl=64/0,frag=no),udp(src=40000/0,dst=53/0)",
+                 i / 256, i % 256);
+        xp_parse_flow(&(struct xp_flow) { match, "2" }, &pf, i + 1);
+        xp_operate(dpif, &pf, 1, true, &why);
+        xp_free_flow(&pf);
+        if (!i) {
+            struct ds reply = DS_EMPTY_INITIALIZER;
+
+            dp_xdp_compile_now(dp, &reply);
+            ds_destroy(&reply);
+            xp_print_cmap(dp, "compiled");
+        }
+    }
+    if (why.length) {
+        printf("installs:%s\n", ds_cstr(&why));
+    }
+    xp_print_cmap(dp, "installed");
+
+    dp_xdp_compile_set_auto(dp, true);
+    long long int deadline = time_msec() + 20000;
+    bool done = false;
+    while (!done && time_msec() < deadline) {
+        xsleep(1);
+        ovs_mutex_lock(&dp->flow_mutex);
+        const struct dp_xdp_mask *m = &dp->masks[dp->mask_order[0]];
+        done = m->cmap_fd >= 0 && !m->cmap_full
+               && m->cmap_size >= 2 * m->n_flows;
+        ovs_mutex_unlock(&dp->flow_mutex);
+    }
+    xp_print_cmap(dp, "recompiled");
+    ds_destroy(&why);
+    xp_close_datapath(dpif);
+    return 0;
+}
+
 /* "test-xdp-packet flush": installs a flow, runs a frame through it,
  * flushes the flow table as "ovs-appctl dpctl/del-flows" and ofproto's
  * start-up do, and installs the same flow again once its subtable slot
@@ -2201,10 +2270,12 @@ main(int argc, char *argv[])
         return do_budget();
     } else if (argc == 2 && !strcmp(argv[1], "rank")) {
         return do_rank();
+    } else if (argc == 2 && !strcmp(argv[1], "grow")) {
+        return do_grow();
     } else if (argc == 3 && !strcmp(argv[1], "key")) {
         return do_key(argv[2]);
     }
     ovs_fatal(0, "usage: %s [-v] [--compiled] [flush | budget | rank | "
-              "key HEX]",
+              "grow | key HEX]",
               program_name);
 }
