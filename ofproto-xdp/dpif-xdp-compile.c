@@ -123,24 +123,13 @@ static void
 read_mask_hits__(struct dp_xdp *dp, uint64_t hits[XDP_DP_MAX_MASKS],
                  uint64_t *n_fallback)
 {
-    int n_cpus = libbpf_num_possible_cpus();
-    struct xdp_dp_stats *per_cpu = xcalloc(MAX(n_cpus, 1), sizeof *per_cpu);
-    uint32_t zero = 0;
+    struct xdp_dp_stats sum;
 
-    memset(hits, 0, XDP_DP_MAX_MASKS * sizeof *hits);
-    if (n_cpus > 0
-        && !bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_stats),
-                                &zero, per_cpu)) {
-        for (int i = 0; i < n_cpus; i++) {
-            for (int j = 0; j < XDP_DP_MAX_MASKS; j++) {
-                hits[j] += per_cpu[i].mask_hits[j];
-            }
-            if (n_fallback) {
-                *n_fallback += per_cpu[i].n_fallback;
-            }
-        }
+    dp_xdp_read_stats(dp, &sum);
+    memcpy(hits, sum.mask_hits, sizeof sum.mask_hits);
+    if (n_fallback) {
+        *n_fallback = sum.n_fallback;
     }
-    free(per_cpu);
 }
 
 static void

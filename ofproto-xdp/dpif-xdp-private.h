@@ -194,7 +194,6 @@ struct dp_xdp {
     struct dp_xdp_compiler *compiler;
     uint32_t live_action_bits OVS_GUARDED;  /* Actions the running program
                                              * has code for ('flow_mutex'). */
-    bool live_compiled OVS_GUARDED;         /* Is it a compiled program? */
 };
 
 /* dpif-xdp.c */
@@ -226,6 +225,7 @@ void dp_xdp_flow_get_calls(struct dp_xdp *, struct dp_xdp_map_calls *);
 void dp_xdp_flow_get_counts(struct dp_xdp *, uint64_t *n_flows,
                             uint32_t *n_masks);
 
+int dp_xdp_read_stats(struct dp_xdp *, struct xdp_dp_stats *sum);
 bool dp_xdp_foreach(const char *name, void (*cb)(struct dp_xdp *, void *aux),
                     void *aux);
 

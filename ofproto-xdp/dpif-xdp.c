@@ -462,8 +462,7 @@ dp_xdp_swap_program(struct dp_xdp *dp, struct xdp_dp *skel, struct ds *reply)
         dp->live_skel = skel;
         dp->xdp_prog_fd = new_xdp;
         dp->tc_prog_fd = new_tc;
-        dp->live_compiled = skel->rodata->xdp_dp_cfg.enabled;
-        dp->live_action_bits = (dp->live_compiled
+        dp->live_action_bits = (skel->rodata->xdp_dp_cfg.enabled
                                 ? skel->rodata->xdp_dp_cfg.action_bits
                                 : UINT32_MAX);
         xdp_dp__destroy(old);
@@ -737,27 +736,55 @@ dpif_xdp_destroy(struct dpif *dpif)
     return 0;
 }
 
+/* Stores in '*sum' the datapath's counters (xdp_dp_stats) summed over the
+ * CPUs.  Returns 0 or a positive errno (then '*sum' is all zeros). */
+int
+dp_xdp_read_stats(struct dp_xdp *dp, struct xdp_dp_stats *sum)
+{
+    int n_cpus = libbpf_num_possible_cpus();
+    struct xdp_dp_stats *per_cpu;
+    uint32_t zero = 0;
+    int error = 0;
+
+    /* Every member is a 64-bit counter: sum them as an array. */
+    BUILD_ASSERT_DECL(sizeof *sum % sizeof(uint64_t) == 0);
+    enum { N_COUNTERS = sizeof *sum / sizeof(uint64_t) };
+
+    memset(sum, 0, sizeof *sum);
+    if (n_cpus <= 0) {
+        return n_cpus ? -n_cpus : EINVAL;
+    }
+    per_cpu = xcalloc(n_cpus, sizeof *per_cpu);
+    if (bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_stats), &zero,
+                            per_cpu)) {
+        error = errno;
+    } else {
+        uint64_t *total = (uint64_t *) sum;
+
+        for (int i = 0; i < n_cpus; i++) {
+            const uint64_t *c = (const uint64_t *) &per_cpu[i];
+
+            for (int j = 0; j < N_COUNTERS; j++) {
+                total[j] += c[j];
+            }
+        }
+    }
+    free(per_cpu);
+    return error;
+}
+
 static int
 dpif_xdp_get_stats(const struct dpif *dpif, struct dpif_dp_stats *stats)
 {
     struct dp_xdp *dp = get_dp_xdp(dpif);
-    int n_cpus = libbpf_num_possible_cpus();
-    struct xdp_dp_stats *per_cpu = xcalloc(MAX(n_cpus, 1), sizeof *per_cpu);
-    uint32_t zero = 0;
+    struct xdp_dp_stats sum;
 
     memset(stats, 0, sizeof *stats);
-    if (n_cpus > 0
-        && !bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_stats),
-                                &zero, per_cpu)) {
-        for (int i = 0; i < n_cpus; i++) {
-            stats->n_hit += per_cpu[i].n_hit;
-            stats->n_missed += per_cpu[i].n_missed;
-            stats->n_lost += per_cpu[i].n_lost;
-            stats->n_mask_hit += per_cpu[i].n_mask_hit;
-        }
-    }
-    free(per_cpu);
-    stats->n_lost += dp_xdp_upcall_lost(dp);
+    dp_xdp_read_stats(dp, &sum);
+    stats->n_hit = sum.n_hit;
+    stats->n_missed = sum.n_missed;
+    stats->n_lost = sum.n_lost + dp_xdp_upcall_lost(dp);
+    stats->n_mask_hit = sum.n_mask_hit;
     dp_xdp_flow_get_counts(dp, &stats->n_flows, &stats->n_masks);
     stats->n_cache_hit = UINT64_MAX;
     return 0;

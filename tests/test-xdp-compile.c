@@ -372,31 +372,21 @@ xc_on_lost(void *ctx_, int cpu OVS_UNUSED, __u64 cnt)
 static struct xc_counters
 xc_read_dp_stats(struct xc_ctx *ctx)
 {
-    int n_cpus = libbpf_num_possible_cpus();
-    struct xdp_dp_stats *per_cpu = xcalloc(n_cpus, sizeof *per_cpu);
+    struct xdp_dp_stats s;
     struct xc_counters sum;
-    uint32_t zero = 0;
+    int error = dp_xdp_read_stats(ctx->dp, &s);
 
-    memset(&sum, 0, sizeof sum);
-    if (bpf_map_lookup_elem(bpf_map__fd(ctx->dp->skel->maps.xdp_dp_stats),
-                            &zero, per_cpu)) {
-        ovs_fatal(errno, "cannot read xdp_dp_stats");
+    if (error) {
+        ovs_fatal(error, "cannot read xdp_dp_stats");
     }
-    for (int i = 0; i < n_cpus; i++) {
-        const struct xdp_dp_stats *s = &per_cpu[i];
-
-        sum.n_hit += s->n_hit;
-        sum.n_missed += s->n_missed;
-        sum.n_lost += s->n_lost;
-        sum.n_mask_hit += s->n_mask_hit;
-        sum.n_slow_path += s->n_slow_path;
-        sum.n_tx_error += s->n_tx_error;
-        sum.n_fallback += s->n_fallback;
-        for (int j = 0; j < XDP_DP_MAX_MASKS; j++) {
-            sum.mask_hits[j] += s->mask_hits[j];
-        }
-    }
-    free(per_cpu);
+    sum.n_hit = s.n_hit;
+    sum.n_missed = s.n_missed;
+    sum.n_lost = s.n_lost;
+    sum.n_mask_hit = s.n_mask_hit;
+    sum.n_slow_path = s.n_slow_path;
+    sum.n_tx_error = s.n_tx_error;
+    sum.n_fallback = s.n_fallback;
+    memcpy(sum.mask_hits, s.mask_hits, sizeof sum.mask_hits);
     return sum;
 }
 
@@ -566,7 +556,7 @@ xc_read_state(struct xc_ctx *ctx, struct xc_state *st)
 
     dp_xdp_compile_get_cfg(dp, &st->cfg);
     ovs_mutex_lock(&dp->flow_mutex);
-    st->compiled = dp->live_compiled;
+    st->compiled = dp->live_skel->rodata->xdp_dp_cfg.enabled;
     ovs_mutex_unlock(&dp->flow_mutex);
     for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
         st->csub_pos[i] = -1;
@@ -1081,7 +1071,7 @@ xc_compile(struct xc_ctx *ctx, const char *phase,
     xc_refresh_flows(ctx, &why);
     dp_xdp_compile_get_cfg(dp, &cfg);
     ovs_mutex_lock(&dp->flow_mutex);
-    bool live_compiled = dp->live_compiled;
+    bool live_compiled = dp->live_skel->rodata->xdp_dp_cfg.enabled;
     uint32_t live_action_bits = dp->live_action_bits;
     ovs_mutex_unlock(&dp->flow_mutex);
     if (!cfg.enabled || !live_compiled) {

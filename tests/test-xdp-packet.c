@@ -307,25 +307,12 @@ xp_tc_fix_csum(const struct xdp_dp_skb_meta *meta, uint8_t *frame,
 struct xdp_dp_stats
 xp_read_stats(struct dp_xdp *dp)
 {
-    int n_cpus = libbpf_num_possible_cpus();
-    struct xdp_dp_stats *per_cpu = xcalloc(n_cpus, sizeof *per_cpu);
     struct xdp_dp_stats sum;
-    uint32_t zero = 0;
+    int error = dp_xdp_read_stats(dp, &sum);
 
-    memset(&sum, 0, sizeof sum);
-    if (bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_stats), &zero,
-                            per_cpu)) {
-        ovs_fatal(errno, "cannot read xdp_dp_stats");
+    if (error) {
+        ovs_fatal(error, "cannot read xdp_dp_stats");
     }
-    for (int i = 0; i < n_cpus; i++) {
-        sum.n_hit += per_cpu[i].n_hit;
-        sum.n_missed += per_cpu[i].n_missed;
-        sum.n_tx_error += per_cpu[i].n_tx_error;
-        sum.n_slow_path += per_cpu[i].n_slow_path;
-        sum.n_lost += per_cpu[i].n_lost;
-        sum.n_upcall_limited += per_cpu[i].n_upcall_limited;
-    }
-    free(per_cpu);
     return sum;
 }
 

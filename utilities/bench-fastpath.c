@@ -560,26 +560,12 @@ fp_close_datapath(struct fp *fp)
 static struct xdp_dp_stats
 fp_read_stats(const struct fp *fp)
 {
-    int n_cpus = libbpf_num_possible_cpus();
-    struct xdp_dp_stats *per_cpu;
     struct xdp_dp_stats sum;
-    uint32_t zero = 0;
+    int error = dp_xdp_read_stats(fp->dp, &sum);
 
-    if (n_cpus <= 0) {
-        ovs_fatal(-n_cpus, "cannot count the CPUs");
+    if (error) {
+        ovs_fatal(error, "cannot read xdp_dp_stats");
     }
-    per_cpu = xcalloc(n_cpus, sizeof *per_cpu);
-    if (bpf_map_lookup_elem(bpf_map__fd(fp->dp->skel->maps.xdp_dp_stats),
-                            &zero, per_cpu)) {
-        ovs_fatal(errno, "cannot read xdp_dp_stats");
-    }
-    memset(&sum, 0, sizeof sum);
-    for (int i = 0; i < n_cpus; i++) {
-        sum.n_hit += per_cpu[i].n_hit;
-        sum.n_missed += per_cpu[i].n_missed;
-        sum.n_fallback += per_cpu[i].n_fallback;
-    }
-    free(per_cpu);
     return sum;
 }
 
