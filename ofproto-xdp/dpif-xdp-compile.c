@@ -667,9 +667,9 @@ dp_xdp_compile_now(struct dp_xdp *dp, struct ds *reply)
 }
 
 /* Swaps in a new instance of the running program, for the same
- * configuration (ovs-appctl dpif-xdp/reload).  Returns 0 or a positive
- * errno. */
-int
+ * configuration (ovs-appctl dpif-xdp/reload): an upgrade.  Returns 0 or a
+ * positive errno. */
+static int
 dp_xdp_compile_reload(struct dp_xdp *dp, struct ds *reply)
 {
     struct dp_xdp_compiler *c = dp->compiler;
@@ -820,7 +820,8 @@ dp_xdp_compile_format(struct dp_xdp *dp, struct ds *s)
 struct compile_cmd {
     struct ds reply;
     int error;
-    const char *what;           /* "show", "compile", "on", "off". */
+    const char *what;           /* "show", "compile", "reload", "on",
+                                 * "off". */
 };
 
 static void
@@ -833,6 +834,8 @@ compile_cmd_run(struct dp_xdp *dp, void *cmd_)
         dp_xdp_compile_format(dp, &cmd->reply);
     } else if (!strcmp(cmd->what, "compile")) {
         error = dp_xdp_compile_now(dp, &cmd->reply);
+    } else if (!strcmp(cmd->what, "reload")) {
+        error = dp_xdp_compile_reload(dp, &cmd->reply);
     } else if (!strcmp(cmd->what, "on")) {
         dp_xdp_compile_set_auto(dp, true);
         error = dp_xdp_compile_now(dp, &cmd->reply);
@@ -878,6 +881,14 @@ unixctl_compile(struct unixctl_conn *conn, int argc, const char *argv[],
     compile_cmd_reply(conn, argc > 1 ? argv[1] : NULL, "compile");
 }
 
+/* ovs-appctl dpif-xdp/reload [DP] */
+static void
+unixctl_reload(struct unixctl_conn *conn, int argc, const char *argv[],
+               void *aux OVS_UNUSED)
+{
+    compile_cmd_reply(conn, argc > 1 ? argv[1] : NULL, "reload");
+}
+
 /* ovs-appctl dpif-xdp/compile-set on|off [DP] */
 static void
 unixctl_compile_set(struct unixctl_conn *conn, int argc, const char *argv[],
@@ -897,6 +908,8 @@ dp_xdp_compile_register_commands(void)
                              unixctl_compile_show, NULL);
     unixctl_command_register("dpif-xdp/compile", "[dp]", 0, 1,
                              unixctl_compile, NULL);
+    unixctl_command_register("dpif-xdp/reload", "[dp]", 0, 1,
+                             unixctl_reload, NULL);
     unixctl_command_register("dpif-xdp/compile-set", "on|off [dp]", 1, 2,
                              unixctl_compile_set, NULL);
 }

@@ -239,7 +239,6 @@ int dp_xdp_swap_program(struct dp_xdp *, struct xdp_dp *new_skel,
 void dp_xdp_compile_init(struct dp_xdp *);
 void dp_xdp_compile_destroy(struct dp_xdp *);
 int dp_xdp_compile_now(struct dp_xdp *, struct ds *reply);
-int dp_xdp_compile_reload(struct dp_xdp *, struct ds *reply);
 void dp_xdp_compile_set_auto(struct dp_xdp *, bool enable);
 void dp_xdp_compile_get_cfg(struct dp_xdp *, struct xdp_dp_cfg *);
 void dp_xdp_compile_format(struct dp_xdp *, struct ds *);

@@ -510,44 +510,6 @@ dp_xdp_foreach(const char *name, void (*cb)(struct dp_xdp *, void *aux),
     return found || !name;
 }
 
-/* ovs-appctl dpif-xdp/reload [DP]: swaps a new instance of the program in
- * (see dp_xdp_swap_program()). */
-static void
-dpif_xdp_unixctl_reload(struct unixctl_conn *conn, int argc,
-                        const char *argv[], void *aux OVS_UNUSED)
-{
-    struct ds s = DS_EMPTY_INITIALIZER;
-    struct shash_node *node;
-    int error = 0;
-
-    ovs_mutex_lock(&dp_xdp_mutex);
-    if (argc > 1 && !shash_find(&dp_xdps, argv[1])) {
-        ovs_mutex_unlock(&dp_xdp_mutex);
-        unixctl_command_reply_error(conn, "no such xdp datapath");
-        return;
-    }
-    SHASH_FOR_EACH (node, &dp_xdps) {
-        struct dp_xdp *dp = node->data;
-
-        if (argc <= 1 || !strcmp(argv[1], dp->name)) {
-            int e = dp_xdp_compile_reload(dp, &s);
-
-            if (e) {
-                ds_put_format(&s, "%s: %s\n", dp->name, ovs_strerror(e));
-                error = e;
-            }
-        }
-    }
-    ovs_mutex_unlock(&dp_xdp_mutex);
-
-    if (error) {
-        unixctl_command_reply_error(conn, ds_cstr(&s));
-    } else {
-        unixctl_command_reply(conn, ds_cstr(&s));
-    }
-    ds_destroy(&s);
-}
-
 /* Creates datapath 'name': loads its program and maps.  Returns 0 and
  * stores the datapath in '*dpp', or a positive errno. */
 static int
@@ -564,8 +526,6 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
                                  dpif_xdp_unixctl_dispatcher_show, NULL);
         unixctl_command_register("dpif-xdp/maps-show", "[dp]", 0, 1,
                                  dpif_xdp_unixctl_maps_show, NULL);
-        unixctl_command_register("dpif-xdp/reload", "[dp]", 0, 1,
-                                 dpif_xdp_unixctl_reload, NULL);
         dp_xdp_compile_register_commands();
         ovsthread_once_done(&once);
     }
