@@ -494,6 +494,38 @@ bench_netns_leave(int saved_fd)
     }
 }
 
+/* Removes the scratch namespace 'ns', with the devices in it, if
+ * '*created', and clears '*created'. */
+void
+bench_netns_remove(const char *ns, bool *created)
+{
+    if (*created) {
+        bench_run(NULL, "ip netns del %s", ns);
+        *created = false;
+    }
+}
+
+/* Detaches the XDP program of BPF link '*link_fd', if there is one, and
+ * closes the link.  BPF_LINK_DETACH detaches the program before it
+ * returns, and with it goes the program's dispatcher entry if this was its
+ * last attachment; closing the link alone detaches only once the last
+ * reference to the link goes, and anybody may hold one for a while
+ * (bpftool link show does).  Returns 0 or a positive errno value; either
+ * way, '*link_fd' is closed and set to -1. */
+int
+bench_link_detach(int *link_fd)
+{
+    int error;
+
+    if (*link_fd < 0) {
+        return 0;
+    }
+    error = bpf_link_detach(*link_fd) ? errno : 0;
+    close(*link_fd);
+    *link_fd = -1;
+    return error;
+}
+
 /* Turns GRO on or off on 'ifname' in the calling thread's namespace.  On a
  * veth, GRO also gives the device NAPI, without which frames sent into
  * its pair by XDP (XDP_TX, bpf_redirect()) are dropped when no XDP program

@@ -103,6 +103,8 @@ void bench_pair_destroy(struct bench_pair *);
 
 int bench_netns_enter(const char *ns, int *saved_fd);
 void bench_netns_leave(int saved_fd);
+void bench_netns_remove(const char *ns, bool *created);
+int bench_link_detach(int *link_fd);
 
 int bench_set_gro(const char *ifname, bool on);
 struct bpf_link *bench_xdp_attach(const struct bpf_program *,

@@ -425,26 +425,12 @@ disp_attach(struct disp *d, int dev)
     }
 }
 
-/* Detaches the program from device 'dev', if it is attached.
- * BPF_LINK_DETACH detaches it before it returns, and with it goes the
- * program's dispatcher entry if this was its last attachment.  Closing the
- * link alone detaches only once the last reference to the link goes, and
- * anybody may hold one for a while (bpftool link show does).  Returns 0 if
- * successful, otherwise a positive errno value; either way, the link is
- * closed. */
+/* Detaches the program from device 'dev', if it is attached (see
+ * bench_link_detach()). */
 static int
 disp_detach(struct disp *d, int dev)
 {
-    struct disp_dev *dd = &d->devs[dev];
-    int error;
-
-    if (dd->link_fd < 0) {
-        return 0;
-    }
-    error = bpf_link_detach(dd->link_fd) ? errno : 0;
-    close(dd->link_fd);
-    dd->link_fd = -1;
-    return error;
+    return bench_link_detach(&d->devs[dev].link_fd);
 }
 
 /* Puts the dispatcher in 'state' (see the comment at the top): detaches
@@ -749,11 +735,7 @@ disp_cleanup(void *d_)
         close(d->ns_fd);
         d->ns_fd = -1;
     }
-    /* Removing the namespace removes the veths in it. */
-    if (d->ns_created) {
-        bench_run(NULL, "ip netns del %s", d->ns);
-        d->ns_created = false;
-    }
+    bench_netns_remove(d->ns, &d->ns_created);
 }
 
 /* Results. */

@@ -325,22 +325,11 @@ fp_attach(struct fp *fp, enum fp_prog p)
     }
 }
 
-/* Detaches program 'p', if it is attached.  BPF_LINK_DETACH detaches it
- * before it returns, and with it goes its dispatcher entry; closing the
- * link alone would wait for the last reference to the link.  Returns 0 or
- * a positive errno value; either way, the link is closed. */
+/* Detaches program 'p', if it is attached (see bench_link_detach()). */
 static int
 fp_detach(struct fp *fp, enum fp_prog p)
 {
-    int error;
-
-    if (fp->link_fd[p] < 0) {
-        return 0;
-    }
-    error = bpf_link_detach(fp->link_fd[p]) ? errno : 0;
-    close(fp->link_fd[p]);
-    fp->link_fd[p] = -1;
-    return error;
+    return bench_link_detach(&fp->link_fd[p]);
 }
 
 /* The flow table. */
@@ -853,10 +842,10 @@ fp_run_table(struct fp *fp, struct fp_table *t)
  * to run more than once.
  *
  * The datapath of a table that was not finished is left open: closing it
- * joins the datapath's compiler thread, which, once a fatal signal is
- * being handled, waits in poll_block() -> fatal_signal_run() for the lock
- * that this hook runs under, for ever.  Its programs and maps go with the
- * process; only its pinned maps would stay, and they are removed here. */
+ * takes the datapath's locks and joins its threads, more than a fatal-
+ * signal hook should do while the code it interrupted may hold them.  Its
+ * programs and maps go with the process; only its pinned maps would stay,
+ * and they are removed here. */
 static void
 fp_cleanup(void *fp_)
 {
@@ -883,11 +872,7 @@ fp_cleanup(void *fp_)
         bench_netns_leave(fp->root_fd);
         fp->root_fd = -1;
     }
-    /* Removing the namespace removes the veths in it. */
-    if (fp->ns_created) {
-        bench_run(NULL, "ip netns del %s", fp->ns);
-        fp->ns_created = false;
-    }
+    bench_netns_remove(fp->ns, &fp->ns_created);
 }
 
 /* Results. */
