@@ -112,10 +112,10 @@ XDP_DP_CKEYS_LOOKUP(16)
  * classify_compiled(). */
 #define XDP_DP_CSUB_UNROLLED 16
 
-/* Looks 'key' up in compiled subtable 'i', through ckeys_lookup_N() if
- * 'calls' (a constant). */
+/* Looks 'key' up in compiled subtable 'i', building the compact key in
+ * 'ck', through ckeys_lookup_N() if 'calls' (a constant). */
 static __always_inline struct xdp_flow *
-classify_csub(const __u32 *kw, __u32 i, int calls)
+classify_csub(const __u32 *kw, __u32 *ck, __u32 i, int calls)
 {
     const volatile struct xdp_dp_csub *cs = &xdp_dp_cfg.csubs[i];
     __u32 slot = cs->slot;
@@ -144,7 +144,6 @@ classify_csub(const __u32 *kw, __u32 i, int calls)
         return subtable ? bpf_map_lookup_elem(subtable, out) : NULL;
     }
 
-    __u32 ck[XDP_DP_CKEY_MAX_WORDS];
 #pragma unroll
     for (int j = 0; j < XDP_DP_CKEY_MAX_WORDS; j++) {
         if (j < cs->n_words && j < n_words) {
@@ -185,8 +184,10 @@ classify_csub(const __u32 *kw, __u32 i, int calls)
 }
 
 /* Finds the flow for 'key' in the compiled subtables, in their compiled
- * order.  Adds the number of subtables visited to '*n_visited' and counts
- * the hit in 'dp_stats', if not NULL.
+ * order, building compact keys in 'ck', which has room for
+ * XDP_DP_CKEY_MAX_WORDS words (the caller's, so that it may share it
+ * between its stack frames).  Adds the number of subtables visited to
+ * '*n_visited' and counts the hit in 'dp_stats', if not NULL.
  *
  * The first XDP_DP_CSUB_UNROLLED subtables, the ones with the most hits,
  * are unrolled, each its own straight-line code; the rest share the code
@@ -198,8 +199,8 @@ classify_csub(const __u32 *kw, __u32 i, int calls)
  * ckeys_lookup_N(), costs less.  ovs-xdp-bench fastpath measured the
  * choices. */
 static __always_inline struct xdp_flow *
-classify_compiled(const struct xdp_flow_key *key, __u32 *n_visited,
-                  struct xdp_dp_stats *dp_stats)
+classify_compiled(const struct xdp_flow_key *key, __u32 *ck,
+                  __u32 *n_visited, struct xdp_dp_stats *dp_stats)
 {
     const __u32 *kw = (const __u32 *) key;
     struct xdp_flow *flow;
@@ -209,7 +210,7 @@ classify_compiled(const struct xdp_flow_key *key, __u32 *n_visited,
         if (i >= xdp_dp_cfg.n_csubs) {
             break;
         }
-        flow = classify_csub(kw, i, 0);
+        flow = classify_csub(kw, ck, i, 0);
         if (flow) {
             /* Counted here, where 'slot' is a constant, so that the paths
              * that leave with a flow look alike to the verifier. */
@@ -227,7 +228,7 @@ classify_compiled(const struct xdp_flow_key *key, __u32 *n_visited,
         if (i >= xdp_dp_cfg.n_csubs) {
             break;
         }
-        flow = classify_csub(kw, i, 1);
+        flow = classify_csub(kw, ck, i, 1);
         if (flow) {
             __u32 slot = xdp_dp_cfg.csubs[i].slot;
 

@@ -30,7 +30,7 @@
 
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 6
+#define XDP_DP_ABI_VERSION 7
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -101,6 +101,11 @@ enum xdp_dp_action_type {
                                  * checksum fixed up. */
     XDP_DP_ACTION_SET_IPV6,        /* Masked write of the IPv6 traffic class,
                                  * flow label and hop limit. */
+    XDP_DP_ACTION_HASH,            /* dp_hash = OVS's flow_hash_5tuple() of
+                                 * the packet with basis 'hash.basis'
+                                 * (OVS_HASH_ALG_L4). */
+    XDP_DP_ACTION_RECIRC,          /* Classify the packet again with
+                                 * recirc_id 'recirc.id' (last action). */
 };
 
 /* Bits of 'struct xdp_flow''s 'action_bits': (1 << type) for each action
@@ -138,6 +143,12 @@ struct xdp_dp_action {
             __u8 tclass, tclass_mask;
             __u8 hlimit, hlimit_mask;
         } ipv6;
+        struct {
+            __u32 basis;        /* Hash basis. */
+        } hash;
+        struct {
+            __u32 id;           /* Recirculation id. */
+        } recirc;
         struct {
             __u8 proto;         /* IPPROTO_TCP or IPPROTO_UDP. */
             __u8 pad[3];
@@ -184,6 +195,12 @@ struct xdp_flow_stats {
 #define XDP_DP_MAX_FLOWS 262144     /* Flows, and statistics slots. */
 #define XDP_DP_MAX_PORTS 1024       /* Datapath port numbers. */
 #define XDP_DP_MAX_IFINDEX 65536    /* Ingress ifindexes looked up. */
+#define XDP_DP_MAX_RECIRC 4         /* Passes through the flow table after
+                                     * the first (recirculations) that a
+                                     * packet may make; past them it is
+                                     * dropped, as OVS's other datapaths
+                                     * drop packets that recirculate too
+                                     * deep. */
 
 /* The order in which the program visits subtables.  Userspace writes the
  * inactive one of two copies and then flips 'active' in a separate update,
@@ -228,6 +245,8 @@ struct xdp_dp_stats {
     __u64 n_fallback;           /* Compiled program: packets that missed
                                  * every compiled subtable and went through
                                  * the generic classifier. */
+    __u64 n_recirc_limited;     /* Packets dropped for recirculating more
+                                 * than XDP_DP_MAX_RECIRC times. */
     __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
                                          * to rank subtables. */
 };
@@ -313,6 +332,8 @@ struct xdp_dp_upcall {
     __u32 slot;                 /* Flow slot (SLOW_PATH), or output port
                                  * number (OUTPUT). */
     __u32 pkt_len;              /* Length of the packet that follows. */
+    __u32 recirc_id;            /* The packet's recirculation id and... */
+    __u32 dp_hash;              /* ...datapath hash (0 before any). */
 };
 
 /* Pinned layout

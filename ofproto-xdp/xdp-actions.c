@@ -21,15 +21,23 @@
  * after another.  The XDP program runs a fixed-size array of simple
  * actions instead, and hands the packet to its ports at the end: one
  * output, or up to XDP_DP_MAX_OUTPUTS of them in a row (the program's TC
- * half clones the packet to each).  The compiler walks the netlink list
+ * half clones the packet to each), or back to its flow table with a
+ * recirculation id.  The compiler walks the netlink list
  * once, translating each attribute into one 'struct xdp_dp_action' with
  * xdp_action_compile__() (a set of IPv6 fields into up to three, with
  * xdp_set_ipv6_compile()); the first attribute that has no XDP equivalent,
  * or that would break the shape the program expects (anything but another
- * output after an output, too many outputs or actions), stops it and turns
- * the whole flow into a slow-path flow with a reason.  There is no partial
+ * output after an output, anything after a recirc, a hash that a recirc
+ * does not follow, too many outputs or actions), stops it and turns the
+ * whole flow into a slow-path flow with a reason.  There is no partial
  * offload: a slow-path flow's packets go to ovs-vswitchd, which runs the
  * original ODP actions.
+ *
+ * A hash action must come right before a recirc: the program computes the
+ * hash when it parses the frame for the next pass (see "Datapath hash" in
+ * datapath/xdp-dp.bpf.c), which is the hash of the frame as the action
+ * sees it only if nothing changes the frame in between.  That is where
+ * ofproto puts its hash actions.
  *
  * Set actions come in two forms: OVS_ACTION_ATTR_SET carries a key
  * attribute and writes all of it, OVS_ACTION_ATTR_SET_MASKED carries a key
@@ -394,11 +402,37 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
         }
         return xdp_set_compile__(&set, xa, why);
 
+    case OVS_ACTION_ATTR_HASH: {
+        const struct ovs_action_hash *hash;
+
+        if (!xdp_action_check_size(a, sizeof *hash, "hash", why)) {
+            return false;
+        }
+        hash = nl_attr_get(a);
+        if (hash->hash_alg != OVS_HASH_ALG_L4) {
+            if (why) {
+                ds_put_format(why, "hash algorithm %s (only l4 in XDP)",
+                              (hash->hash_alg == OVS_HASH_ALG_SYM_L4
+                               ? "sym_l4" : "unknown"));
+            }
+            return false;
+        }
+        xa->type = XDP_DP_ACTION_HASH;
+        xa->hash.basis = hash->hash_basis;
+        return true;
+    }
+
+    case OVS_ACTION_ATTR_RECIRC:
+        if (!xdp_action_check_size(a, sizeof(uint32_t), "recirc", why)) {
+            return false;
+        }
+        xa->type = XDP_DP_ACTION_RECIRC;
+        xa->recirc.id = nl_attr_get_u32(a);
+        return true;
+
     case OVS_ACTION_ATTR_UNSPEC:
     case OVS_ACTION_ATTR_USERSPACE:
     case OVS_ACTION_ATTR_SAMPLE:
-    case OVS_ACTION_ATTR_RECIRC:
-    case OVS_ACTION_ATTR_HASH:
     case OVS_ACTION_ATTR_PUSH_MPLS:
     case OVS_ACTION_ATTR_POP_MPLS:
     case OVS_ACTION_ATTR_CT:
@@ -453,7 +487,19 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
     NL_ATTR_FOR_EACH (a, left, actions, actions_len) {
         struct xdp_dp_action *xa = &flow->actions[n_actions];
         size_t why_len = why_slow ? why_slow->length : 0;
+        uint32_t prev_type = (n_actions ? flow->actions[n_actions - 1].type
+                              : 0);
 
+        if (prev_type == XDP_DP_ACTION_RECIRC) {
+            xdp_why_action(why_slow, "actions after recirc: ", a, left);
+            goto slow;
+        }
+        if (prev_type == XDP_DP_ACTION_HASH
+            && nl_attr_type(a) != OVS_ACTION_ATTR_RECIRC) {
+            xdp_why_action(why_slow, "hash not followed by recirc: ", a,
+                           left);
+            goto slow;
+        }
         if (n_outputs && nl_attr_type(a) != OVS_ACTION_ATTR_OUTPUT) {
             xdp_why_action(why_slow, "action after output: ", a, left);
             goto slow;
@@ -508,6 +554,12 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
         if (why_slow) {
             ds_put_format(why_slow, "%"PRIuSIZE" bytes of malformed actions",
                           left);
+        }
+        goto slow;
+    }
+    if (n_actions && flow->actions[n_actions - 1].type == XDP_DP_ACTION_HASH) {
+        if (why_slow) {
+            ds_put_cstr(why_slow, "hash not followed by recirc");
         }
         goto slow;
     }
@@ -649,6 +701,14 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
         xdp_format_uint(s, &first, "hlimit", xa->ipv6.hlimit,
                         xa->ipv6.hlimit_mask, UINT8_MAX, 10);
         ds_put_char(s, ')');
+        break;
+
+    case XDP_DP_ACTION_HASH:
+        ds_put_format(s, "hash(l4(%"PRIu32"))", xa->hash.basis);
+        break;
+
+    case XDP_DP_ACTION_RECIRC:
+        ds_put_format(s, "recirc(%#"PRIx32")", xa->recirc.id);
         break;
 
     default:

@@ -42,7 +42,9 @@ struct xdp_flow;
  *     destination, ToS and TTL (not the protocol or fragment bits), and of
  *     the TCP or UDP ports.  A plain set writes every field, except that,
  *     as in odp_execute_actions(), a plain IPv4 set ignores its protocol
- *     and fragment fields.
+ *     and fragment fields;
+ *   - recirc, only as the last action (instead of outputs), and hash with
+ *     algorithm OVS_HASH_ALG_L4, only right before a recirc.
  *
  * No actions at all means drop: 'flow->n_actions' is 0 and the flags are
  * clear.  Any other flow is a slow-path flow: 'flow->flags' is

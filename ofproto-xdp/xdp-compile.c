@@ -244,6 +244,8 @@ xdp_compile_format_actions(struct ds *s, uint32_t action_bits)
         [XDP_DP_ACTION_SET_L4_PORTS] = "set_l4_ports",
         [XDP_DP_ACTION_SET_IPV6_ADDR] = "set_ipv6_addr",
         [XDP_DP_ACTION_SET_IPV6] = "set_ipv6",
+        [XDP_DP_ACTION_HASH] = "hash",
+        [XDP_DP_ACTION_RECIRC] = "recirc",
     };
     bool any = false;
 

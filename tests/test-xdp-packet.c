@@ -33,6 +33,10 @@
  *                             do_rank()).
  *   test-xdp-packet grow      A full compact map is made bigger (see
  *                             do_grow()).
+ *   test-xdp-packet [--compiled] recirc
+ *                             Recirculation and the hash action, against
+ *                             OVS's odp_execute_actions() pass by pass
+ *                             (see do_recirc()).
  *   test-xdp-packet key HEX   Prints the ODP flow key that OVS's
  *                             flow_extract() gives the frame HEX arriving
  *                             on port 1: how to write a row's flows.
@@ -41,7 +45,10 @@
  * datapath flows in ODP syntax (key with masks, and actions, as
  * "ovs-appctl dpctl/dump-flows" shows them), and what must happen to the
  * frame: which flow it hits (or that it misses), the XDP verdict, the frame
- * that comes out and the ports it goes to.  For each row the program
+ * that comes out and the ports it goes to.  Actions are in the syntax of
+ * odp_actions_from_string(), which has no hash action in OVS 3.1: the
+ * test reads "hash(l4(BASIS))" and "hash(sym_l4(BASIS))" itself.  For each
+ * row the program
  *
  *   1. installs the row's flows in an xdp datapath through dpif_operate(),
  *      as ofproto-dpif does, and checks that each runs in XDP;
@@ -143,7 +150,7 @@ xp_parse_hex(const char *hex, uint8_t *buf, size_t size)
     return n;
 }
 
-static void
+void
 xp_put_hex(struct ds *s, const uint8_t *data, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -274,7 +281,7 @@ xp_check_csums(const uint8_t *frame, size_t len, struct ds *bad)
 /* Applies the checksum differences in 'meta' to the TCP, UDP or ICMPv6
  * checksum of the untagged IP frame 'frame', as the TC half's
  * bpf_l4_csum_replace() does to a full checksum. */
-static void
+void
 xp_tc_fix_csum(const struct xdp_dp_skb_meta *meta, uint8_t *frame,
                size_t len)
 {
@@ -349,6 +356,43 @@ xp_setup_ports(struct dp_xdp *dp, const struct xp_row *row)
     }
 }
 
+/* Appends to 'actions' the ODP actions in 's', which are in the syntax of
+ * odp_actions_from_string() but for the hash action, "hash(l4(BASIS))" or
+ * "hash(sym_l4(BASIS))", that OVS 3.1 cannot read. */
+static void
+xp_actions_from_string(const char *s, struct ofpbuf *actions)
+{
+    while (*s) {
+        struct ovs_action_hash hash;
+        const char *end = s;
+        int depth = 0;
+        int n = 0;
+
+        /* The action ends at the first comma outside parentheses. */
+        while (*end && (depth || *end != ',')) {
+            depth += (*end == '(') - (*end == ')');
+            end++;
+        }
+        char *action = xmemdup0(s, end - s);
+
+        if (ovs_scan(action, "hash(l4(%"SCNu32"))%n", &hash.hash_basis, &n)
+            && !action[n]) {
+            hash.hash_alg = OVS_HASH_ALG_L4;
+            nl_msg_put_unspec(actions, OVS_ACTION_ATTR_HASH, &hash,
+                              sizeof hash);
+        } else if (ovs_scan(action, "hash(sym_l4(%"SCNu32"))%n",
+                            &hash.hash_basis, &n) && !action[n]) {
+            hash.hash_alg = OVS_HASH_ALG_SYM_L4;
+            nl_msg_put_unspec(actions, OVS_ACTION_ATTR_HASH, &hash,
+                              sizeof hash);
+        } else if (odp_actions_from_string(action, NULL, actions)) {
+            ovs_fatal(0, "%s: bad action", action);
+        }
+        free(action);
+        s = *end ? end + 1 : end;
+    }
+}
+
 void
 xp_parse_flow(const struct xp_flow *f, struct xp_parsed_flow *pf, int id)
 {
@@ -360,9 +404,8 @@ xp_parse_flow(const struct xp_flow *f, struct xp_parsed_flow *pf, int id)
     if (odp_flow_from_string(f->match, NULL, &pf->key, &pf->mask, &error)) {
         ovs_fatal(0, "%s: %s", f->match, error);
     }
-    if (strcmp(f->actions, "drop")
-        && odp_actions_from_string(f->actions, NULL, &pf->actions)) {
-        ovs_fatal(0, "%s: bad actions", f->actions);
+    if (strcmp(f->actions, "drop")) {
+        xp_actions_from_string(f->actions, &pf->actions);
     }
     memset(&pf->ufid, 0, sizeof pf->ufid);
     pf->ufid.u32[0] = id;
@@ -419,7 +462,7 @@ xp_operate(struct dpif *dpif, struct xp_parsed_flow *flows, int n, bool put,
 
 /* Stores in '*n_packets' the packet counter of flow 'f' and in '*layer'
  * where it runs ("xdp" or "ovs").  Returns 0 or a positive errno. */
-static int
+int
 xp_flow_stats(struct dpif *dpif, const struct xp_parsed_flow *f,
               uint64_t *n_packets, char *layer, size_t layer_size)
 {
@@ -463,6 +506,42 @@ xp_run(struct dp_xdp *dp, const uint8_t *frame, size_t len,
     r->verdict = opts.retval;
     r->size = opts.data_size_out;
     r->meta_len = ctx_out.data;
+}
+
+/* With --compiled, compiles 'dp''s flow table and swaps the program in;
+ * appends to 'why' if that fails. */
+void
+xp_maybe_compile(struct dp_xdp *dp, struct ds *why)
+{
+    if (compiled) {
+        struct ds reply = DS_EMPTY_INITIALIZER;
+        struct xdp_dp_cfg cfg;
+        int error = dp_xdp_compile_now(dp, &reply);
+
+        dp_xdp_compile_get_cfg(dp, &cfg);
+        if (error || !cfg.enabled) {
+            ds_put_format(why, "\n    cannot compile: %s",
+                          error ? ovs_strerror(error) : "not compiled");
+        }
+        ds_destroy(&reply);
+    }
+}
+
+/* Appends to 'why' each of the 'n' 'flows' that does not run in XDP. */
+void
+xp_check_in_xdp(struct dpif *dpif, const struct xp_parsed_flow *flows, int n,
+                struct ds *why)
+{
+    for (int i = 0; i < n; i++) {
+        char layer[8];
+        uint64_t n_packets;
+
+        if (!xp_flow_stats(dpif, &flows[i], &n_packets, layer, sizeof layer)
+            && strcmp(layer, "xdp")) {
+            ds_put_format(why, "\n    flow %d runs in %s, not in XDP", i,
+                          layer);
+        }
+    }
 }
 
 const char *
@@ -590,28 +669,8 @@ xp_run_row(struct dpif *dpif, const struct xp_row *row, int row_id)
     /* 1. The flow table. */
     xp_setup_ports(dp, row);
     xp_operate(dpif, flows, n_flows, true, &why);
-    if (compiled) {
-        struct ds reply = DS_EMPTY_INITIALIZER;
-        struct xdp_dp_cfg cfg;
-        int error = dp_xdp_compile_now(dp, &reply);
-
-        dp_xdp_compile_get_cfg(dp, &cfg);
-        if (error || !cfg.enabled) {
-            ds_put_format(&why, "\n    cannot compile: %s",
-                          error ? ovs_strerror(error) : "not compiled");
-        }
-        ds_destroy(&reply);
-    }
-    for (int i = 0; i < n_flows; i++) {
-        char layer[8];
-        uint64_t n;
-
-        if (!xp_flow_stats(dpif, &flows[i], &n, layer, sizeof layer)
-            && strcmp(layer, "xdp")) {
-            ds_put_format(&why, "\n    flow %d runs in %s, not in XDP", i,
-                          layer);
-        }
-    }
+    xp_maybe_compile(dp, &why);
+    xp_check_in_xdp(dpif, flows, n_flows, &why);
 
     /* 2. The frame. */
     struct xdp_dp_stats before = xp_read_stats(dp);
@@ -839,10 +898,12 @@ main(int argc, char *argv[])
         return do_rank();
     } else if (argc == 2 && !strcmp(argv[1], "grow")) {
         return do_grow();
+    } else if (argc == 2 && !strcmp(argv[1], "recirc")) {
+        return do_recirc();
     } else if (argc == 3 && !strcmp(argv[1], "key")) {
         return do_key(argv[2]);
     }
     ovs_fatal(0, "usage: %s [-v] [--compiled] [flush | budget | rank | "
-              "grow | key HEX]",
+              "grow | recirc | key HEX]",
               program_name);
 }

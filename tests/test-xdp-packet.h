@@ -109,6 +109,7 @@ extern int lo_ifindex;
 
 /* test-xdp-packet.c: frames, flows and the datapath. */
 size_t xp_parse_hex(const char *hex, uint8_t *buf, size_t size);
+void xp_put_hex(struct ds *, const uint8_t *data, size_t n);
 struct xdp_dp_stats xp_read_stats(struct dp_xdp *);
 void xp_map_update(struct bpf_map *, const void *key, const void *value);
 void xp_setup_ports(struct dp_xdp *, const struct xp_row *);
@@ -116,8 +117,15 @@ void xp_parse_flow(const struct xp_flow *, struct xp_parsed_flow *, int id);
 void xp_free_flow(struct xp_parsed_flow *);
 void xp_operate(struct dpif *, struct xp_parsed_flow *flows, int n, bool put,
                 struct ds *why);
+int xp_flow_stats(struct dpif *, const struct xp_parsed_flow *,
+                  uint64_t *n_packets, char *layer, size_t layer_size);
+void xp_maybe_compile(struct dp_xdp *, struct ds *why);
+void xp_check_in_xdp(struct dpif *, const struct xp_parsed_flow *flows, int n,
+                     struct ds *why);
 void xp_run(struct dp_xdp *, const uint8_t *frame, size_t len,
             struct xp_result *);
+void xp_tc_fix_csum(const struct xdp_dp_skb_meta *, uint8_t *frame,
+                    size_t len);
 const char *xp_verdict_name(uint32_t verdict);
 struct dpif *xp_open_datapath(void);
 void xp_close_datapath(struct dpif *);
@@ -126,6 +134,7 @@ void xp_close_datapath(struct dpif *);
 int do_budget(void);
 int do_rank(void);
 int do_grow(void);
+int do_recirc(void);
 int do_flush(void);
 int do_key(const char *hex);
 
