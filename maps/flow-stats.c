@@ -85,3 +85,22 @@ xdp_flow_stats_clear(struct xdp_flow_stats_map *map, uint32_t slot)
 {
     memset(&map->slots[slot], 0, sizeof map->slots[slot]);
 }
+
+/* Adds a packet of 'n_bytes' with TCP flags 'tcp_flags' (host order), seen
+ * at 'used_ns' (CLOCK_MONOTONIC nanoseconds), to 'slot', as the XDP program
+ * does for the packets it classifies: for packets that ovs-vswitchd
+ * classified itself.  The same atomic operations as the program's, on the
+ * same memory. */
+void
+xdp_flow_stats_add(struct xdp_flow_stats_map *map, uint32_t slot,
+                   uint64_t n_bytes, uint16_t tcp_flags, uint64_t used_ns)
+{
+    struct xdp_flow_stats *s = &map->slots[slot];
+
+    __atomic_fetch_add(&s->n_packets, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->n_bytes, n_bytes, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->used, used_ns, __ATOMIC_RELAXED);
+    if (tcp_flags) {
+        __atomic_fetch_or(&s->tcp_flags, tcp_flags, __ATOMIC_RELAXED);
+    }
+}

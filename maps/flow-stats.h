@@ -37,5 +37,8 @@ void xdp_flow_stats_map_close(struct xdp_flow_stats_map *);
 void xdp_flow_stats_read(const struct xdp_flow_stats_map *, uint32_t slot,
                          struct xdp_flow_stats *);
 void xdp_flow_stats_clear(struct xdp_flow_stats_map *, uint32_t slot);
+void xdp_flow_stats_add(struct xdp_flow_stats_map *, uint32_t slot,
+                        uint64_t n_bytes, uint16_t tcp_flags,
+                        uint64_t used_ns);
 
 #endif /* flow-stats.h */

@@ -25,10 +25,19 @@
  * appears and deleted with its last flow, and a place in the order in which
  * the program visits subtables (published as in struct xdp_dp_mask_list).
  *
+ * A flow that matches what the XDP key cannot carry (an MPLS label, a
+ * conntrack state, a mark: see xdp_flow_from_odp()) is "userspace-only":
+ * it has no BPF entry, XDP misses its packets and the handler threads
+ * classify them against it in ovs-vswitchd (dpif-xdp-uflow.c), which also
+ * holds every flow that matches a nonzero recirc_id, for packets that
+ * recirculate in ovs-vswitchd.
+ *
  * Statistics slots
  * ================
  *
- * Every installed flow owns one slot of the mmapped statistics array.  A
+ * Every installed flow owns one slot of the mmapped statistics array,
+ * which the program updates, and ovs-vswitchd too for the packets it
+ * classifies itself (xdp_flow_stats_add(), the same atomic adds).  A
  * deleted flow's slot is not reused at once: an XDP program that looked the
  * flow up just before the delete may still add to it.  BPF programs run
  * under RCU and take microseconds, so a slot freed more than
@@ -57,6 +66,7 @@
 #include "hash.h"
 #include "odp-util.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/match.h"
 #include "openvswitch/vlog.h"
 #include "ofproto-xdp/xdp-actions.h"
 #include "ofproto-xdp/xdp-flow.h"
@@ -87,6 +97,7 @@ dp_xdp_flow_init(struct dp_xdp *dp)
     ovs_mutex_init(&dp->flow_mutex);
     hmap_init(&dp->flows);
     hmap_init(&dp->flows_by_key);
+    dp_xdp_uflow_init(dp);
     dp->slots = id_pool_create(0, XDP_DP_MAX_FLOWS);
     ovs_list_init(&dp->quarantine);
     dp->slot_flows = xcalloc(XDP_DP_MAX_FLOWS, sizeof *dp->slot_flows);
@@ -104,6 +115,11 @@ dp_xdp_flow_free(struct dp_xdp_flow *flow)
     ofpbuf_delete(flow->mask);
     ofpbuf_delete(flow->actions);
     free(flow->why_slow);
+    free(flow->why_uspace);
+    if (flow->umatch) {
+        minimatch_destroy(flow->umatch);
+        free(flow->umatch);
+    }
     free(flow);
 }
 
@@ -132,6 +148,7 @@ dp_xdp_flow_destroy(struct dp_xdp *dp)
 
     hmap_destroy(&dp->flows);
     hmap_destroy(&dp->flows_by_key);
+    dp_xdp_uflow_destroy(dp);
     id_pool_destroy(dp->slots);
     free(dp->slot_flows);
     ovs_mutex_destroy(&dp->flow_mutex);
@@ -411,6 +428,13 @@ flow_in_xdp(const struct dp_xdp_flow *flow)
     return flow->mask_slot >= 0;
 }
 
+/* Whether 'flow' has a statistics slot: every flow but a probe. */
+static bool
+flow_has_slot(const struct dp_xdp_flow *flow)
+{
+    return flow_in_xdp(flow) || flow->uspace_only;
+}
+
 /* Stores 'flow''s statistics since install or last zeroing in '*stats'. */
 static void
 flow_get_stats(struct dp_xdp *dp, const struct dp_xdp_flow *flow,
@@ -420,7 +444,7 @@ flow_get_stats(struct dp_xdp *dp, const struct dp_xdp_flow *flow,
     struct xdp_flow_stats s;
 
     memset(stats, 0, sizeof *stats);
-    if (!flow_in_xdp(flow)) {
+    if (!flow_has_slot(flow)) {
         return;
     }
     xdp_flow_stats_read(&dp->stats_map, flow->xflow.slot, &s);
@@ -435,7 +459,7 @@ static void
 flow_zero_stats(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     OVS_REQUIRES(dp->flow_mutex)
 {
-    if (flow_in_xdp(flow)) {
+    if (flow_has_slot(flow)) {
         /* The program keeps adding: remember where zero is. */
         xdp_flow_stats_read(&dp->stats_map, flow->xflow.slot, &flow->base);
     }
@@ -572,6 +596,92 @@ flow_check_actions(struct dp_xdp *dp, const struct dp_xdp_flow *flow)
     }
 }
 
+/* Whether ovs-vswitchd can classify packets against 'match', a flow that
+ * XDP cannot take (see dpif-xdp-uflow.c).  Any field of 'struct flow' can
+ * be matched in userspace, but a match on conntrack fields makes sense
+ * only where ct() runs: without it, feature probes must learn that the
+ * datapath has no conntrack.  If not, appends why to 'why'. */
+static bool
+uspace_can_match(const struct dp_xdp *dp, const struct match *match,
+                 struct ds *why)
+{
+    const struct flow_wildcards *wc = &match->wc;
+
+    if (dp->conntrack) {
+        return true;
+    }
+    if (wc->masks.ct_state || wc->masks.ct_zone || wc->masks.ct_mark
+        || !ovs_u128_is_zero(wc->masks.ct_label) || wc->masks.ct_nw_proto
+        || wc->masks.ct_nw_src || wc->masks.ct_nw_dst
+        || ipv6_addr_is_set(&wc->masks.ct_ipv6_src)
+        || ipv6_addr_is_set(&wc->masks.ct_ipv6_dst)
+        || wc->masks.ct_tp_src || wc->masks.ct_tp_dst) {
+        ds_put_cstr(why, " (no connection tracking)");
+        return false;
+    }
+    return true;
+}
+
+/* Whether a feature probe's 'actions' should be reported as supported.
+ * ofproto probes the hash algorithms by installing a flow with a hash
+ * action and uses the highest that works for select groups; XDP runs only
+ * OVS_HASH_ALG_L4 (xdp-actions.c), so the others, which ovs-vswitchd could
+ * run in a slow-path flow, are refused: then groups hash with l4, in XDP,
+ * and every packet does not go through ovs-vswitchd. */
+static bool
+probe_actions_ok(const struct nlattr *actions, size_t actions_len)
+{
+    const struct nlattr *a;
+    size_t left;
+
+    NL_ATTR_FOR_EACH (a, left, actions, actions_len) {
+        if (nl_attr_type(a) == OVS_ACTION_ATTR_HASH
+            && nl_attr_get_size(a) == sizeof(struct ovs_action_hash)) {
+            const struct ovs_action_hash *hash = nl_attr_get(a);
+
+            if (hash->hash_alg != OVS_HASH_ALG_L4) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Looks up 'flow' (a packet's, metadata included) in the flows that
+ * ovs-vswitchd classifies against.  On a hit, stores a copy of the flow's
+ * actions and its slot in '*hit' and returns true. */
+bool
+dp_xdp_flow_lookup_uspace(struct dp_xdp *dp, const struct flow *flow,
+                          struct dp_xdp_flow_hit *hit)
+{
+    struct dp_xdp_flow *f;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    f = dp_xdp_uflow_lookup(dp, flow);
+    if (f) {
+        hit->actions = ofpbuf_clone(f->actions);
+        hit->slot = f->xflow.slot;
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
+    return f != NULL;
+}
+
+/* Counts a packet of 'n_bytes' whose flow (as flow_extract() makes it) is
+ * 'flow' in the statistics of slot 'slot', for a packet that ovs-vswitchd
+ * classified itself.  The slot may have lost its flow since the lookup: a
+ * freed slot stays quarantined (see the top of this file) long enough for
+ * this to be harmless, as for the program's own adds. */
+void
+dp_xdp_flow_count_uspace(struct dp_xdp *dp, uint32_t slot,
+                         const struct flow *flow, size_t n_bytes)
+{
+    uint16_t tcp_flags = (flow->nw_proto == IPPROTO_TCP
+                          ? ntohs(flow->tcp_flags) : 0);
+
+    xdp_flow_stats_add(&dp->stats_map, slot, n_bytes, tcp_flags,
+                       time_msec() * 1000000ULL);
+}
+
 /* Flow installation comes in two steps, so that a burst of puts can reach
  * the kernel in one BPF_MAP_UPDATE_BATCH per subtable: flow_put_prepare()
  * does everything but the BPF update (the new flow is already in 'flows',
@@ -590,15 +700,27 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
     struct xdp_flow_key xkey, xmask;
     struct ds why = DS_EMPTY_INITIALIZER;
     struct dp_xdp_flow *flow;
+    bool uspace_only = false;
+    char *why_uspace;
+    struct match match;
     ovs_u128 ufid;
     int error;
 
     *pendingp = NULL;
     error = xdp_flow_from_odp(put->key, put->key_len, put->mask,
-                              put->mask_len, &xkey, &xmask, &why);
+                              put->mask_len, &xkey, &xmask, &match, &why);
+    if (error == EOPNOTSUPP && uspace_can_match(dp, &match, &why)) {
+        /* ovs-vswitchd classifies packets against it instead. */
+        uspace_only = true;
+        error = 0;
+    }
+    if (!error && probe && !probe_actions_ok(put->actions,
+                                             put->actions_len)) {
+        error = EINVAL;
+    }
     if (error) {
         if (!probe) {
-            VLOG_WARN_RL(&rl, "%s: cannot install flow in XDP: %s",
+            VLOG_WARN_RL(&rl, "%s: cannot install flow: %s",
                          dp->name, ds_cstr(&why));
         }
         ds_destroy(&why);
@@ -606,6 +728,7 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
          * warning of its own. */
         return probe ? EINVAL : error;
     }
+    why_uspace = uspace_only ? ds_steal_cstr(&why) : NULL;
     ds_destroy(&why);
 
     ufid = flow_ufid(put->ufid, put->key, put->key_len);
@@ -614,6 +737,9 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
     }
 
     flow = flow_find(dp, &ufid);
+    if (flow || !(put->flags & DPIF_FP_CREATE)) {
+        free(why_uspace);
+    }
     if (flow) {
         if (!(put->flags & DPIF_FP_MODIFY)) {
             return EEXIST;
@@ -654,6 +780,8 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
     flow->mask = ofpbuf_clone_data(put->mask, put->mask_len);
     flow->xkey = xkey;
     flow->mask_slot = -1;
+    flow->uspace_only = uspace_only && !probe;
+    flow->why_uspace = why_uspace;
     flow_set_actions(flow, put->actions, put->actions_len);
 
     if (!probe) {
@@ -664,13 +792,26 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
             dp_xdp_flow_free(flow);
             return EFBIG;
         }
+        if (dp_xdp_uflow_wanted(flow, &match)) {
+            dp_xdp_uflow_insert(dp, flow, &match);
+        }
+        if (uspace_only) {
+            /* Nothing to add to BPF maps: settled here. */
+            flow->xflow.slot = slot;
+            hmap_insert(&dp->flows, &flow->node, ufid.u32[0]);
+            dp->slot_flows[slot] = flow;
+            dp->n_flows++;
+            return 0;
+        }
         mask_slot = mask_ref(dp, &xmask);
         if (mask_slot < 0) {
+            dp_xdp_uflow_remove(dp, flow);
             slot_free(dp, slot);
             dp_xdp_flow_free(flow);
             return -mask_slot;
         }
         if (flow_find_by_key(dp, mask_slot, &xkey)) {
+            dp_xdp_uflow_remove(dp, flow);
             mask_unref(dp, mask_slot);
             slot_free(dp, slot);
             dp_xdp_flow_free(flow);
@@ -707,6 +848,7 @@ flow_put_abort(struct dp_xdp *dp, struct dp_xdp_flow *flow, int error)
     }
     hmap_remove(&dp->flows, &flow->node);
     hmap_remove(&dp->flows_by_key, &flow->key_node);
+    dp_xdp_uflow_remove(dp, flow);
     mask_unref(dp, flow->mask_slot);
     slot_free(dp, flow->xflow.slot);
     dp_xdp_flow_free(flow);
@@ -868,8 +1010,11 @@ flow_del_prepare(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     OVS_REQUIRES(dp->flow_mutex)
 {
     hmap_remove(&dp->flows, &flow->node);
+    dp_xdp_uflow_remove(dp, flow);
     if (flow_in_xdp(flow)) {
         hmap_remove(&dp->flows_by_key, &flow->key_node);
+    }
+    if (flow_has_slot(flow)) {
         dp->slot_flows[flow->xflow.slot] = NULL;
     }
 }
@@ -878,10 +1023,12 @@ static void
 flow_del_finish(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     OVS_REQUIRES(dp->flow_mutex)
 {
-    if (flow_in_xdp(flow)) {
+    if (flow_has_slot(flow)) {
         slot_free(dp, flow->xflow.slot);
-        mask_unref(dp, flow->mask_slot);
         dp->n_flows--;
+    }
+    if (flow_in_xdp(flow)) {
+        mask_unref(dp, flow->mask_slot);
     }
     dp_xdp_flow_free(flow);
 }
@@ -1097,7 +1244,9 @@ flow_to_dpif_flow(struct dp_xdp *dp, const struct dp_xdp_flow *flow,
                            ? "xdp" : "ovs");
 
     struct ds s = DS_EMPTY_INITIALIZER;
-    if (flow->why_slow) {
+    if (flow->why_uspace) {
+        ds_put_format(&s, "userspace(%s)", flow->why_uspace);
+    } else if (flow->why_slow) {
         ds_put_format(&s, "slow-path(%s)", flow->why_slow);
     } else {
         xdp_actions_format(&s, &flow->xflow);
@@ -1312,7 +1461,7 @@ dp_xdp_flow_dump_next(struct dpif_flow_dump_thread *thread_,
                 break;
             }
             flow = CONTAINER_OF(node, struct dp_xdp_flow, node);
-            if (flow->mask_slot < 0) {
+            if (!flow_has_slot(flow)) {
                 continue;       /* Feature probes are not datapath flows. */
             }
             flow_to_dpif_flow(dp, flow, dump->up.terse, &thread->bufs[n],
@@ -1353,6 +1502,7 @@ flow_restore_one(struct dp_xdp *dp, uint32_t slot,
 {
     struct xdp_flow_key xkey, xmask;
     struct dp_xdp_flow *flow;
+    struct match match;
     int mask_slot;
 
     if (slot >= XDP_DP_MAX_FLOWS || dp->slot_flows[slot]
@@ -1360,7 +1510,7 @@ flow_restore_one(struct dp_xdp *dp, uint32_t slot,
            > sizeof m->data
         || xdp_flow_from_odp((const struct nlattr *) m->data, m->key_len,
                              (const struct nlattr *) (m->data + m->key_len),
-                             m->mask_len, &xkey, &xmask, NULL)) {
+                             m->mask_len, &xkey, &xmask, &match, NULL)) {
         return false;
     }
     mask_slot = mask_find(dp, &xmask);
@@ -1384,6 +1534,9 @@ flow_restore_one(struct dp_xdp *dp, uint32_t slot,
     hmap_insert(&dp->flows_by_key, &flow->key_node,
                 flow_key_hash(mask_slot, &xkey));
     dp->slot_flows[slot] = flow;
+    if (dp_xdp_uflow_wanted(flow, &match)) {
+        dp_xdp_uflow_insert(dp, flow, &match);
+    }
     dp->masks[mask_slot].n_flows++;
     dp->n_flows++;
     return true;

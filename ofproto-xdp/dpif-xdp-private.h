@@ -37,6 +37,11 @@
 #include "ovs-atomic.h"
 
 struct ds;
+struct conntrack;
+struct dp_packet_batch;
+struct flow;
+struct match;
+struct minimatch;
 struct xdp_dp;
 struct perf_buffer;
 struct dp_xdp_compiler;
@@ -92,8 +97,16 @@ struct dp_xdp_flow {
     struct ofpbuf *actions;     /* ODP actions. */
     struct xdp_flow_key xkey;   /* Masked XDP key. */
     struct xdp_flow xflow;      /* The BPF value: slot, flags, actions. */
-    int mask_slot;              /* Index into 'masks', or -1 for a probe. */
+    int mask_slot;              /* Index into 'masks', or -1 for a probe
+                                 * or a userspace-only flow. */
+    bool uspace_only;           /* Matches what the XDP key cannot carry:
+                                 * only ovs-vswitchd classifies against it
+                                 * (dpif-xdp-uflow.c).  Has a slot. */
     char *why_slow;             /* Why actions run in userspace, or NULL. */
+    char *why_uspace;           /* Why only userspace classifies, or NULL. */
+    struct minimatch *umatch;   /* In the userspace table, or NULL. */
+    struct dp_xdp_usubtable *usub;  /* Its subtable there. */
+    struct hmap_node unode;     /* In 'usub''s 'flows'. */
     struct xdp_flow_stats base; /* Counters at install or last zeroing. */
 };
 
@@ -168,7 +181,9 @@ struct dp_xdp {
     struct hmap flows OVS_GUARDED;  /* 'struct dp_xdp_flow's by UFID. */
     struct hmap flows_by_key OVS_GUARDED;   /* The same, by subtable and
                                              * masked key. */
-    size_t n_flows OVS_GUARDED;     /* Flows in BPF maps (no probes). */
+    size_t n_flows OVS_GUARDED;     /* Flows with a slot (no probes). */
+    struct hmap usubtables OVS_GUARDED; /* Userspace classifier
+                                         * (dpif-xdp-uflow.c). */
     struct dp_xdp_mask masks[XDP_DP_MAX_MASKS] OVS_GUARDED;
     uint32_t mask_order[XDP_DP_MAX_MASKS] OVS_GUARDED; /* Visit order. */
     uint32_t n_masks OVS_GUARDED;   /* Valid entries in 'mask_order'. */
@@ -189,6 +204,10 @@ struct dp_xdp {
     struct dp_xdp_handler *handlers;    /* 'n_handlers' of them. */
     atomic_uint64_t n_ring_lost;    /* Samples the rings lost. */
     atomic_uint64_t n_queue_lost;   /* Upcalls our queues dropped. */
+
+    /* Connection tracking (dpif-xdp-ct.c), for ct() actions, which run in
+     * ovs-vswitchd. */
+    struct conntrack *conntrack;
 
     /* The flow-table compiler (dpif-xdp-compile.c). */
     struct dp_xdp_compiler *compiler;
@@ -248,6 +267,78 @@ void dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
                                 struct dp_xdp_flow **, size_t n, bool add)
     OVS_REQUIRES(dp->flow_mutex);
 void dp_xdp_compile_register_commands(void);
+
+/* dpif-xdp-flow.c: userspace classification. */
+struct dp_xdp_flow_hit {
+    struct ofpbuf *actions;     /* Copy of the flow's actions. */
+    uint32_t slot;              /* Its statistics slot. */
+};
+bool dp_xdp_flow_lookup_uspace(struct dp_xdp *, const struct flow *,
+                               struct dp_xdp_flow_hit *);
+void dp_xdp_flow_count_uspace(struct dp_xdp *, uint32_t slot,
+                              const struct flow *, size_t n_bytes);
+
+/* dpif-xdp-uflow.c */
+void dp_xdp_uflow_init(struct dp_xdp *);
+void dp_xdp_uflow_destroy(struct dp_xdp *);
+bool dp_xdp_uflow_wanted(const struct dp_xdp_flow *, const struct match *);
+void dp_xdp_uflow_insert(struct dp_xdp *dp, struct dp_xdp_flow *,
+                         const struct match *)
+    OVS_REQUIRES(dp->flow_mutex);
+void dp_xdp_uflow_remove(struct dp_xdp *dp, struct dp_xdp_flow *)
+    OVS_REQUIRES(dp->flow_mutex);
+struct dp_xdp_flow *dp_xdp_uflow_lookup(struct dp_xdp *dp,
+                                        const struct flow *)
+    OVS_REQUIRES(dp->flow_mutex);
+
+/* dpif-xdp-ct.c */
+void dp_xdp_ct_init(struct dp_xdp *);
+void dp_xdp_ct_destroy(struct dp_xdp *);
+void dp_xdp_ct_execute(struct dp_xdp *, struct dp_packet_batch *,
+                       const struct nlattr *ct_action);
+
+/* dpif-xdp-ct.c: the dpif class's conntrack hooks. */
+struct ct_dpif_dump_state;
+struct ct_dpif_entry;
+struct ct_dpif_timeout_policy;
+struct ct_dpif_tuple;
+struct dpif_ipf_status;
+struct ipf_dump_ctx;
+enum ct_features;
+int dp_xdp_ct_dump_start(struct dpif *, struct ct_dpif_dump_state **,
+                         const uint16_t *zone, int *n_buckets);
+int dp_xdp_ct_dump_next(struct dpif *, struct ct_dpif_dump_state *,
+                        struct ct_dpif_entry *);
+int dp_xdp_ct_dump_done(struct dpif *, struct ct_dpif_dump_state *);
+int dp_xdp_ct_flush(struct dpif *, const uint16_t *zone,
+                    const struct ct_dpif_tuple *);
+int dp_xdp_ct_set_maxconns(struct dpif *, uint32_t maxconns);
+int dp_xdp_ct_get_maxconns(struct dpif *, uint32_t *maxconns);
+int dp_xdp_ct_get_nconns(struct dpif *, uint32_t *nconns);
+int dp_xdp_ct_set_tcp_seq_chk(struct dpif *, bool enabled);
+int dp_xdp_ct_get_tcp_seq_chk(struct dpif *, bool *enabled);
+int dp_xdp_ct_set_limits(struct dpif *, const uint32_t *default_limit,
+                         const struct ovs_list *zone_limits);
+int dp_xdp_ct_get_limits(struct dpif *, uint32_t *default_limit,
+                         const struct ovs_list *zone_limits_in,
+                         struct ovs_list *zone_limits_out);
+int dp_xdp_ct_del_limits(struct dpif *, const struct ovs_list *zone_limits);
+int dp_xdp_ct_set_timeout_policy(struct dpif *,
+                                 const struct ct_dpif_timeout_policy *);
+int dp_xdp_ct_get_timeout_policy(struct dpif *, uint32_t tp_id,
+                                 struct ct_dpif_timeout_policy *);
+int dp_xdp_ct_del_timeout_policy(struct dpif *, uint32_t tp_id);
+int dp_xdp_ct_get_timeout_policy_name(struct dpif *, uint32_t tp_id,
+                                      uint16_t dl_type, uint8_t nw_proto,
+                                      char **tp_name, bool *is_generic);
+int dp_xdp_ct_get_features(struct dpif *, enum ct_features *);
+int dp_xdp_ipf_set_enabled(struct dpif *, bool v6, bool enabled);
+int dp_xdp_ipf_set_min_frag(struct dpif *, bool v6, uint32_t min_frag);
+int dp_xdp_ipf_set_max_nfrags(struct dpif *, uint32_t max_nfrags);
+int dp_xdp_ipf_get_status(struct dpif *, struct dpif_ipf_status *);
+int dp_xdp_ipf_dump_start(struct dpif *, struct ipf_dump_ctx **);
+int dp_xdp_ipf_dump_next(struct dpif *, void *ctx, char **dump);
+int dp_xdp_ipf_dump_done(struct dpif *, void *ctx);
 
 /* dpif-xdp-upcall.c */
 int dp_xdp_upcall_init(struct dp_xdp *);

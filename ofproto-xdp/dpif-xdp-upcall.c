@@ -88,6 +88,9 @@ COVERAGE_DEFINE(xdp_upcall_slow_path);
 COVERAGE_DEFINE(xdp_upcall_action);
 COVERAGE_DEFINE(xdp_upcall_queue_full);
 COVERAGE_DEFINE(xdp_execute_unsupported);
+COVERAGE_DEFINE(xdp_uspace_hit);
+COVERAGE_DEFINE(xdp_upcall_recirc_miss);
+COVERAGE_DEFINE(xdp_recirc_too_deep);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 
@@ -111,12 +114,14 @@ struct dp_xdp_upcall_buf {
     uint8_t packet[];           /* 'up.pkt_len' bytes of frame. */
 };
 
-/* An upcall made by an OVS_ACTION_ATTR_USERSPACE action, built by the
- * thread that executed the action.  'buf' holds, in this order and each at
- * a 4-byte aligned offset: the frame, the flow key, and the optional
- * userdata and actions attributes. */
+/* An upcall built in ovs-vswitchd by the thread that executed actions:
+ * for an OVS_ACTION_ATTR_USERSPACE action (DPIF_UC_ACTION), or for a
+ * packet that recirculated in userspace and missed (DPIF_UC_MISS).  'buf'
+ * holds, in this order and each at a 4-byte aligned offset: the frame, the
+ * flow key, and the optional userdata and actions attributes. */
 struct dp_xdp_action_upcall {
     struct ovs_list node;       /* In 'struct dp_xdp_handler''s 'actions'. */
+    enum dpif_upcall_type type; /* DPIF_UC_ACTION or DPIF_UC_MISS. */
     odp_port_t in_port;         /* The packet's input port. */
     uint32_t pkt_len;           /* Frame bytes at the start of 'buf'. */
     uint32_t key_ofs;           /* Offset of the flow key in 'buf'. */
@@ -137,11 +142,19 @@ action_upcall_free(struct dp_xdp_action_upcall *au)
 
 /* What upcall keys carry: what the XDP parser extracts, plus the MPLS
  * labels that flow_extract() finds (with a depth of 0, an MPLS packet's
- * key would carry an empty, invalid MPLS attribute). */
+ * key would carry an empty, invalid MPLS attribute), and the metadata of
+ * packets recirculated in ovs-vswitchd (recirc_id, dp_hash, conntrack). */
 static const struct odp_support dp_xdp_odp_support = {
     .max_vlan_headers = 2,
     .max_mpls_depth = FLOW_MAX_MPLS_LABELS,
-    .recirc = false,
+    .recirc = true,
+    .ct_state = true,
+    .ct_zone = true,
+    .ct_mark = true,
+    .ct_label = true,
+    .ct_state_nat = true,
+    .ct_orig_tuple = true,
+    .ct_orig_tuple6 = true,
     .nd_ext = true,
 };
 
@@ -376,7 +389,15 @@ struct dp_xdp_execute_ctx {
     struct dp_xdp *dp;
     const struct nlattr *actions;   /* The action list being run... */
     size_t actions_len;             /* ...and its length in bytes. */
+    int depth;                      /* Recirculations so far. */
 };
+
+/* Most times ovs-vswitchd recirculates one packet, as dpif-netdev's
+ * MAX_RECIRC_DEPTH: a flow table that loops drops the packet instead. */
+#define DP_XDP_MAX_RECIRC_DEPTH 6
+
+static void dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *,
+                              const struct nlattr *, bool should_steal);
 
 static void
 dp_xdp_output(struct dp_xdp *dp, odp_port_t port_no,
@@ -403,9 +424,8 @@ dp_xdp_output(struct dp_xdp *dp, odp_port_t port_no,
     netdev_close(netdev);
 }
 
-/* Returns the handler that gets the upcalls of userspace actions whose
- * OVS_USERSPACE_ATTR_PID is 'pid'.  The caller holds 'upcall_lock' and
- * there is at least one handler.
+/* Returns the index of the handler that gets the upcalls of userspace
+ * actions whose OVS_USERSPACE_ATTR_PID is 'pid'.
  *
  * In the kernel the pid names the Netlink socket of a handler (or, with
  * per-CPU dispatch, is replaced by the socket of the current CPU's handler).
@@ -416,10 +436,77 @@ dp_xdp_output(struct dp_xdp *dp, odp_port_t port_no,
  * in the order their packets were executed, as the kernel does for one
  * pid, and these upcalls are rare next to misses, which the rings spread
  * over all handlers. */
-static struct dp_xdp_handler *
-handler_for_pid(struct dp_xdp *dp, uint32_t pid OVS_UNUSED)
+static uint32_t
+handler_for_pid(struct dp_xdp *dp OVS_UNUSED, uint32_t pid OVS_UNUSED)
 {
-    return &dp->handlers[0];
+    return 0;
+}
+
+/* Returns a new upcall of 'type' for the first 'len' bytes of 'packet',
+ * with its flow key: that of the frame and the packet's metadata, as
+ * make_miss_upcall() builds it.  'packet''s own offsets stay untouched. */
+static struct dp_xdp_action_upcall *
+upcall_build(enum dpif_upcall_type type, const struct dp_packet *packet,
+             uint32_t len)
+{
+    struct dp_xdp_action_upcall *au;
+    struct dp_packet view;
+    struct flow flow;
+
+    au = xzalloc(sizeof *au);
+    au->type = type;
+    au->in_port = packet->md.in_port.odp_port;
+    au->pkt_len = len;
+    ofpbuf_init(&au->buf, ROUND_UP(len, NLA_ALIGNTO) + ODPUTIL_FLOW_KEY_BYTES);
+    ofpbuf_put(&au->buf, dp_packet_data(packet), len);
+    ofpbuf_put_zeros(&au->buf, ROUND_UP(len, NLA_ALIGNTO) - len);
+
+    dp_packet_use_const(&view, dp_packet_data(packet), len);
+    view.md = packet->md;
+    view.packet_type = packet->packet_type;
+    flow_extract(&view, &flow);
+    dp_packet_uninit(&view);
+
+    struct odp_flow_key_parms parms = {
+        .flow = &flow,
+        .support = dp_xdp_odp_support,
+    };
+    au->key_ofs = au->buf.size;
+    odp_flow_key_from_flow(&parms, &au->buf);
+    au->key_len = au->buf.size - au->key_ofs;
+    return au;
+}
+
+/* Queues 'au' for handler 'handler_id' modulo the number of handlers, or
+ * drops and counts it if that handler's queue is full. */
+static void
+upcall_queue(struct dp_xdp *dp, struct dp_xdp_action_upcall *au,
+             uint32_t handler_id)
+{
+    bool queued = false;
+
+    fat_rwlock_rdlock(&dp->upcall_lock);
+    if (dp->n_handlers) {
+        struct dp_xdp_handler *h = &dp->handlers[handler_id % dp->n_handlers];
+
+        ovs_mutex_lock(&h->mutex);
+        if (h->n_actions < DP_XDP_HANDLER_QUEUE) {
+            ovs_list_push_back(&h->actions, &au->node);
+            h->n_actions++;
+            queued = true;
+        }
+        ovs_mutex_unlock(&h->mutex);
+        if (queued) {
+            seq_change(h->actions_seq);
+        }
+    }
+    fat_rwlock_unlock(&dp->upcall_lock);
+
+    if (!queued) {
+        COVERAGE_INC(xdp_upcall_queue_full);
+        atomic_add_relaxed(&dp->n_queue_lost, 1, &(uint64_t) { 0 });
+        action_upcall_free(au);
+    }
 }
 
 /* Builds the DPIF_UC_ACTION upcall for running the userspace action
@@ -434,12 +521,8 @@ queue_action_upcall(struct dp_xdp_execute_ctx *ctx,
     const struct nlattr *userdata = NULL;
     bool include_actions = false;
     struct dp_xdp_action_upcall *au;
-    struct dp_xdp *dp = ctx->dp;
     const struct nlattr *a;
-    struct dp_packet view;
-    struct flow flow;
     uint32_t pid = 0;
-    bool queued;
     size_t left;
 
     NL_NESTED_FOR_EACH_UNSAFE (a, left, userspace) {
@@ -461,74 +544,107 @@ queue_action_upcall(struct dp_xdp_execute_ctx *ctx,
 
     /* A truncate action before this one shortens what goes up, as it would
      * shorten an output. */
-    uint32_t len = dp_packet_size(packet) - dp_packet_get_cutlen(packet);
-
-    au = xmalloc(sizeof *au);
-    au->in_port = packet->md.in_port.odp_port;
-    au->pkt_len = len;
-    ofpbuf_init(&au->buf, ROUND_UP(len, NLA_ALIGNTO) + ODPUTIL_FLOW_KEY_BYTES
-                          + (userdata ? NLA_ALIGN(userdata->nla_len) : 0));
-    ofpbuf_put(&au->buf, dp_packet_data(packet), len);
-    ofpbuf_put_zeros(&au->buf, ROUND_UP(len, NLA_ALIGNTO) - len);
-
-    /* The key, as make_miss_upcall() builds it, from a view of the frame
-     * with the packet's metadata, so that 'packet''s own offsets stay
-     * untouched. */
-    dp_packet_use_const(&view, dp_packet_data(packet), len);
-    view.md = packet->md;
-    view.packet_type = packet->packet_type;
-    flow_extract(&view, &flow);
-    dp_packet_uninit(&view);
-
-    struct odp_flow_key_parms parms = {
-        .flow = &flow,
-        .support = dp_xdp_odp_support,
-    };
-    au->key_ofs = au->buf.size;
-    odp_flow_key_from_flow(&parms, &au->buf);
-    au->key_len = au->buf.size - au->key_ofs;
+    au = upcall_build(DPIF_UC_ACTION, packet,
+                      dp_packet_size(packet) - dp_packet_get_cutlen(packet));
 
     /* ofproto reads only the payloads of these two attributes, so they keep
      * the types they have here.  With OVS_USERSPACE_ATTR_ACTIONS the kernel
      * sends the action list that holds the userspace action; we send the
      * whole list being executed, which is the same unless the action is
      * nested in sample() or clone(). */
-    au->userdata_ofs = 0;
     if (userdata) {
         au->userdata_ofs = au->buf.size;
         nl_msg_put_unspec(&au->buf, nl_attr_type(userdata),
                           nl_attr_get(userdata), nl_attr_get_size(userdata));
     }
-    au->actions_ofs = 0;
     if (include_actions && ctx->actions
         && !nl_attr_oversized(ctx->actions_len)) {
         au->actions_ofs = au->buf.size;
         nl_msg_put_unspec(&au->buf, OVS_PACKET_ATTR_ACTIONS,
                           ctx->actions, ctx->actions_len);
     }
+    upcall_queue(ctx->dp, au, handler_for_pid(ctx->dp, pid));
+}
 
-    fat_rwlock_rdlock(&dp->upcall_lock);
-    queued = false;
-    if (dp->n_handlers) {
-        struct dp_xdp_handler *h = handler_for_pid(dp, pid);
+/* Runs 'actions' on 'packet', which they take, 'depth' recirculations
+ * deep. */
+static void
+execute_actions(struct dp_xdp *dp, struct dp_packet *packet,
+                const struct ofpbuf *actions, int depth)
+{
+    struct dp_xdp_execute_ctx ctx = {
+        .dp = dp,
+        .actions = actions->data,
+        .actions_len = actions->size,
+        .depth = depth,
+    };
+    struct dp_packet_batch batch;
 
-        ovs_mutex_lock(&h->mutex);
-        if (h->n_actions < DP_XDP_HANDLER_QUEUE) {
-            ovs_list_push_back(&h->actions, &au->node);
-            h->n_actions++;
-            queued = true;
-        }
-        ovs_mutex_unlock(&h->mutex);
-        if (queued) {
-            seq_change(h->actions_seq);
+    /* flow_extract() gives TCP and UDP packets an RSS hash, which
+     * odp_execute_actions() would hash instead of the 5-tuple: without
+     * it, a hash action computes what the XDP program computes. */
+    dp_packet_reset_offload(packet);
+    dp_packet_batch_init_packet(&batch, packet);
+    odp_execute_actions(&ctx, &batch, true, actions->data, actions->size,
+                        dp_xdp_execute_cb);
+}
+
+/* Classifies 'packet', which it takes, against the flows ovs-vswitchd
+ * looks up itself (dpif-xdp-uflow.c) and runs the actions of the flow it
+ * matches, 'depth' recirculations deep.  Returns false, without taking
+ * 'packet', if no flow matches.  'flow' is flow_extract() of 'packet'. */
+static bool
+execute_uspace_hit(struct dp_xdp *dp, struct dp_packet *packet,
+                   const struct flow *flow, int depth)
+{
+    struct dp_xdp_flow_hit hit;
+
+    if (!dp_xdp_flow_lookup_uspace(dp, flow, &hit)) {
+        return false;
+    }
+    COVERAGE_INC(xdp_uspace_hit);
+    dp_xdp_flow_count_uspace(dp, hit.slot, flow, dp_packet_size(packet));
+    execute_actions(dp, packet, hit.actions, depth);
+    ofpbuf_delete(hit.actions);
+    return true;
+}
+
+/* The recirc action, for packets whose actions run in ovs-vswitchd (the
+ * XDP program recirculates its own): looks each packet up again with its
+ * new recirculation id, as the kernel datapath does with the packets that
+ * userspace executes, and runs the flow it hits; a packet that misses
+ * becomes a DPIF_UC_MISS upcall with its metadata in the key, so that
+ * ofproto translates the next stage of its pipeline. */
+static void
+execute_recirc(struct dp_xdp_execute_ctx *ctx, struct dp_packet_batch *batch,
+               uint32_t recirc_id, bool should_steal)
+{
+    struct dp_packet *packet;
+
+    if (ctx->depth >= DP_XDP_MAX_RECIRC_DEPTH) {
+        COVERAGE_INC(xdp_recirc_too_deep);
+        VLOG_WARN_RL(&rl, "%s: packet recirculated %d times, dropped",
+                     ctx->dp->name, ctx->depth);
+        dp_packet_delete_batch(batch, should_steal);
+        return;
+    }
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        struct dp_packet *p = should_steal ? packet : dp_packet_clone(packet);
+        struct flow flow;
+
+        p->md.recirc_id = recirc_id;
+        flow_extract(p, &flow);
+        if (!execute_uspace_hit(ctx->dp, p, &flow, ctx->depth + 1)) {
+            struct dp_xdp_action_upcall *au;
+
+            COVERAGE_INC(xdp_upcall_recirc_miss);
+            au = upcall_build(DPIF_UC_MISS, p, dp_packet_size(p));
+            upcall_queue(ctx->dp, au, flow_hash_5tuple(&flow, 0));
+            dp_packet_delete(p);
         }
     }
-    fat_rwlock_unlock(&dp->upcall_lock);
-
-    if (!queued) {
-        COVERAGE_INC(xdp_upcall_queue_full);
-        atomic_add_relaxed(&dp->n_queue_lost, 1, &(uint64_t) { 0 });
-        action_upcall_free(au);
+    if (should_steal) {
+        dp_packet_batch_init(batch);
     }
 }
 
@@ -557,9 +673,21 @@ dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *batch,
         return;
     }
 
+    if (type == OVS_ACTION_ATTR_RECIRC) {
+        execute_recirc(ctx, batch, nl_attr_get_u32(a), should_steal);
+        return;
+    }
+    if (type == OVS_ACTION_ATTR_CT) {
+        dp_xdp_ct_execute(ctx->dp, batch, a);
+        if (should_steal) {
+            dp_packet_delete_batch(batch, true);
+        }
+        return;
+    }
+
     /* odp_execute_actions() runs every action it can by itself and calls
-     * here only for those that need a datapath: those above and recirc,
-     * ct, meter, lb_output, tunnel push and pop. */
+     * here only for those that need a datapath: those above and meter,
+     * lb_output, tunnel push and pop. */
     COVERAGE_INC(xdp_execute_unsupported);
     VLOG_WARN_RL(&rl, "%s: ODP action type %d is not supported yet; "
                  "packet dropped", ctx->dp->name, (int) type);
@@ -587,10 +715,54 @@ dp_xdp_execute(struct dp_xdp *dp, struct dpif_execute *execute)
          * could send it into the network. */
         return 0;
     }
-    dp_packet_batch_init_packet(&batch, execute->packet);
+    /* The actions may take the packet out of the batch and free it, or
+     * put others in (conntrack's fragment reassembly does both), but
+     * 'execute->packet' stays the caller's: they run on a copy, and what
+     * becomes of it goes back into 'execute->packet'. */
+    struct dp_packet *packet = dp_packet_clone(execute->packet);
+
+    /* No RSS hash, as in execute_actions(). */
+    dp_packet_reset_offload(packet);
+    dp_packet_batch_init_packet(&batch, packet);
     odp_execute_actions(&ctx, &batch, false, execute->actions,
                         execute->actions_len, dp_xdp_execute_cb);
+    if (dp_packet_batch_size(&batch) == 1) {
+        dp_packet_swap(execute->packet, batch.packets[0]);
+    }
+    dp_packet_delete_batch(&batch, true);
     return 0;
+}
+
+/* Returns a copy of the packet in 'buf' with the metadata the program
+ * gave it. */
+static struct dp_packet *
+upcall_packet(const struct dp_xdp_upcall_buf *buf)
+{
+    struct dp_packet *packet = dp_packet_clone_data(buf->packet,
+                                                    buf->up.pkt_len);
+
+    pkt_metadata_init(&packet->md, u32_to_odp(buf->up.in_port));
+    packet->md.recirc_id = buf->up.recirc_id;
+    packet->md.dp_hash = buf->up.dp_hash;
+    return packet;
+}
+
+/* A packet that missed in XDP may match a flow that only ovs-vswitchd
+ * classifies against (one that matches what the XDP key cannot carry):
+ * if so, runs its actions and returns true. */
+static bool
+execute_miss_uspace(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
+{
+    struct dp_packet *packet = upcall_packet(buf);
+    struct flow flow;
+
+    flow_extract(packet, &flow);
+    complete_partial_csum(packet, &flow);
+    if (execute_uspace_hit(dp, packet, &flow, 0)) {
+        return true;
+    }
+    dp_packet_delete(packet);
+    return false;
 }
 
 /* Executes the actions of the flow in slot 'buf->up.slot' on the packet. */
@@ -598,25 +770,18 @@ static void
 execute_slow_path(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 {
     struct ofpbuf *actions = dp_xdp_flow_actions_by_slot(dp, buf->up.slot);
-    struct dp_xdp_execute_ctx ctx = { .dp = dp };
-    struct dp_packet_batch batch;
     struct dp_packet *packet;
 
     if (!actions) {
         return;                 /* The flow went away meanwhile. */
     }
-    ctx.actions = actions->data;
-    ctx.actions_len = actions->size;
-    packet = dp_packet_clone_data(buf->packet, buf->up.pkt_len);
-    pkt_metadata_init(&packet->md, u32_to_odp(buf->up.in_port));
+    packet = upcall_packet(buf);
     /* odp_execute_actions() finds the headers through the packet's layer
      * offsets, which only parsing sets. */
     struct flow flow;
     flow_extract(packet, &flow);
     complete_partial_csum(packet, &flow);
-    dp_packet_batch_init_packet(&batch, packet);
-    odp_execute_actions(&ctx, &batch, true, actions->data, actions->size,
-                        dp_xdp_execute_cb);
+    execute_actions(dp, packet, actions, 0);
     ofpbuf_delete(actions);
 }
 
@@ -658,6 +823,8 @@ make_miss_upcall(const struct dp_xdp_upcall_buf *buf,
     dp_packet_set_data(&upcall->packet, data);
     dp_packet_set_size(&upcall->packet, len);
     pkt_metadata_init(&upcall->packet.md, u32_to_odp(buf->up.in_port));
+    upcall->packet.md.recirc_id = buf->up.recirc_id;
+    upcall->packet.md.dp_hash = buf->up.dp_hash;
 
     flow_extract(&upcall->packet, &flow);
     complete_partial_csum(&upcall->packet, &flow);
@@ -699,7 +866,7 @@ make_action_upcall(const struct dp_xdp_action_upcall *au,
     char *base;
 
     memset(upcall, 0, sizeof *upcall);
-    upcall->type = DPIF_UC_ACTION;
+    upcall->type = au->type;
 
     ofpbuf_clear(ofpbuf);
     ofpbuf_prealloc_tailroom(ofpbuf, DP_XDP_HEADROOM + au->buf.size);
@@ -772,6 +939,9 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
         h->n_queued--;
         switch (buf->up.type) {
         case XDP_DP_UPCALL_MISS:
+            if (execute_miss_uspace(dp, buf)) {
+                break;
+            }
             COVERAGE_INC(xdp_upcall_miss);
             make_miss_upcall(buf, upcall, ofpbuf);
             free(buf);

@@ -537,6 +537,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     hmap_init(&dp->ports);
     dp->port_seq = seq_create();
     dp_xdp_flow_init(dp);
+    dp_xdp_ct_init(dp);
 
     error = dp_xdp_load(dp);
     if (error) {
@@ -592,6 +593,7 @@ error:
     xdp_flow_stats_map_close(&dp->stats_map);
     xdp_dp__destroy(dp->skel);
     dp_xdp_flow_destroy(dp);
+    dp_xdp_ct_destroy(dp);
     seq_destroy(dp->port_seq);
     hmap_destroy(&dp->ports);
     ovs_mutex_destroy(&dp->port_mutex);
@@ -619,6 +621,7 @@ dp_xdp_free(struct dp_xdp *dp)
 
     dp_xdp_upcall_destroy(dp);
     dp_xdp_flow_destroy(dp);
+    dp_xdp_ct_destroy(dp);
     xdp_flow_stats_map_close(&dp->stats_map);
     if (dp->live_skel != dp->skel) {
         xdp_dp__destroy(dp->live_skel);
@@ -1512,4 +1515,36 @@ const struct dpif_class dpif_xdp_class = {
     .meter_set = dpif_xdp_meter_set,
     .meter_get = dpif_xdp_meter_get,
     .meter_del = dpif_xdp_meter_del,
+    /* Connection tracking: OVS's userspace tracker, one per datapath, run
+     * by ovs-vswitchd for ct() actions (dpif-xdp-ct.c). */
+    .ct_dump_start = dp_xdp_ct_dump_start,
+    .ct_dump_next = dp_xdp_ct_dump_next,
+    .ct_dump_done = dp_xdp_ct_dump_done,
+    .ct_flush = dp_xdp_ct_flush,
+    .ct_set_maxconns = dp_xdp_ct_set_maxconns,
+    .ct_get_maxconns = dp_xdp_ct_get_maxconns,
+    .ct_get_nconns = dp_xdp_ct_get_nconns,
+    .ct_set_tcp_seq_chk = dp_xdp_ct_set_tcp_seq_chk,
+    .ct_get_tcp_seq_chk = dp_xdp_ct_get_tcp_seq_chk,
+    .ct_set_limits = dp_xdp_ct_set_limits,
+    .ct_get_limits = dp_xdp_ct_get_limits,
+    .ct_del_limits = dp_xdp_ct_del_limits,
+    .ct_set_timeout_policy = dp_xdp_ct_set_timeout_policy,
+    .ct_get_timeout_policy = dp_xdp_ct_get_timeout_policy,
+    .ct_del_timeout_policy = dp_xdp_ct_del_timeout_policy,
+    /* No dump of timeout policies: ofproto dumps them only to learn which
+     * ids a kernel datapath kept from an earlier run, and the tracker
+     * lives and dies with this process. */
+    .ct_timeout_policy_dump_start = NULL,
+    .ct_timeout_policy_dump_next = NULL,
+    .ct_timeout_policy_dump_done = NULL,
+    .ct_get_timeout_policy_name = dp_xdp_ct_get_timeout_policy_name,
+    .ct_get_features = dp_xdp_ct_get_features,
+    .ipf_set_enabled = dp_xdp_ipf_set_enabled,
+    .ipf_set_min_frag = dp_xdp_ipf_set_min_frag,
+    .ipf_set_max_nfrags = dp_xdp_ipf_set_max_nfrags,
+    .ipf_get_status = dp_xdp_ipf_get_status,
+    .ipf_dump_start = dp_xdp_ipf_dump_start,
+    .ipf_dump_next = dp_xdp_ipf_dump_next,
+    .ipf_dump_done = dp_xdp_ipf_dump_done,
 };

@@ -286,7 +286,7 @@ int
 xdp_flow_from_odp(const struct nlattr *key, size_t key_len,
                   const struct nlattr *mask, size_t mask_len,
                   struct xdp_flow_key *xkey, struct xdp_flow_key *xmask,
-                  struct ds *why)
+                  struct match *match, struct ds *why)
 {
     enum odp_key_fitness fitness;
     struct flow_wildcards wc;
@@ -320,6 +320,9 @@ xdp_flow_from_odp(const struct nlattr *key, size_t key_len,
     if (!wc.masks.vlans[0].tci) {
         wc.masks.vlans[0].tci = htons(VLAN_VID_MASK | VLAN_CFI);
     }
+    if (match) {
+        match_init(match, &flow, &wc);
+    }
 
     ofs = xdp_flow_dropped_bits__(&flow, &wc);
     if (ofs != SIZE_MAX) {
@@ -329,23 +332,6 @@ xdp_flow_from_odp(const struct nlattr *key, size_t key_len,
         }
         return EOPNOTSUPP;
     }
-    if (flow.recirc_id & wc.masks.recirc_id) {
-        if (why) {
-            ds_put_format(why, "unsupported match on recirc_id %#"PRIx32
-                          " (no recirculation in XDP yet)",
-                          flow.recirc_id & wc.masks.recirc_id);
-        }
-        return EOPNOTSUPP;
-    }
-    if (flow.dp_hash & wc.masks.dp_hash) {
-        if (why) {
-            ds_put_format(why, "unsupported match on dp_hash %#"PRIx32
-                          " (no hash action in XDP yet)",
-                          flow.dp_hash & wc.masks.dp_hash);
-        }
-        return EOPNOTSUPP;
-    }
-
     xdp_flow_key_from_flow(xkey, &flow);
     xdp_flow_mask_from_wc(xmask, &wc);
 

@@ -26,6 +26,7 @@
 struct ds;
 struct flow;
 struct flow_wildcards;
+struct match;
 struct nlattr;
 struct xdp_flow_key;
 
@@ -62,10 +63,14 @@ void xdp_flow_mask_from_wc(struct xdp_flow_key *mask,
  *     OpenFlow metadata, registers, skb_priority, pkt_mark, conntrack
  *     fields, packet_type, ...) on a value other than the one every
  *     packet entering the XDP datapath has (zero, and Ethernet for
- *     packet_type); or if it matches recirc_id or dp_hash on a value other
- *     than 0, which needs recirculation, not implemented in XDP yet.
- *     Matches of such metadata on its arrival value are accepted and
- *     dropped from the XDP key.
+ *     packet_type).  Matches of such metadata on its arrival value are
+ *     accepted and dropped from the XDP key.  (recirc_id and dp_hash are
+ *     in the XDP key: the program recirculates and hashes.)
+ *
+ * If 'match' is nonnull, stores in it the flow and wildcards that the key
+ * and mask describe when they parse (that is, on success and with
+ * EOPNOTSUPP): ovs-vswitchd can classify packets against any of them (see
+ * dpif-xdp-uflow.c), XDP only against those that return 0.
  *
  * As dpif-netdev does, a mask that does not match any bit of the outer
  * VLAN TCI is turned into an exact match of its VID and CFI: the netlink
@@ -73,7 +78,7 @@ void xdp_flow_mask_from_wc(struct xdp_flow_key *mask,
 int xdp_flow_from_odp(const struct nlattr *key, size_t key_len,
                       const struct nlattr *mask, size_t mask_len,
                       struct xdp_flow_key *xkey, struct xdp_flow_key *xmask,
-                      struct ds *why);
+                      struct match *match, struct ds *why);
 
 /* Stores in 'flow' the flow that 'key' describes: the inverse of
  * xdp_flow_key_from_flow().  The fields the XDP key does not carry get the

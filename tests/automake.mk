@@ -30,7 +30,9 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-parse.at \
 	tests/system-dpif-xdp.at \
 	tests/system-traffic-xdp.at \
-	tests/system-compile.at
+	tests/system-compile.at \
+	tests/system-recirc.at \
+	tests/system-conntrack.at
 
 TESTSUITE = tests/testsuite
 SYSTEM_TESTSUITE = tests/system-testsuite

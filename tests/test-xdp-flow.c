@@ -88,7 +88,7 @@ print_xdp_flow(const struct ofpbuf *key, const struct ofpbuf *mask)
 
     error = xdp_flow_from_odp(key->data, key->size,
                               mask ? mask->data : NULL, mask ? mask->size : 0,
-                              &xkey, &xmask, &s);
+                              &xkey, &xmask, NULL, &s);
     if (error) {
         printf("%s: %s\n", error_name(error), ds_cstr(&s));
     } else {
@@ -173,7 +173,7 @@ do_round_trip(const char *arg)
     /* Megaflow -> XDP key and mask -> ODP key and mask -> XDP. */
     ds_clear(&s);
     error = xdp_flow_from_odp(key.data, key.size, mask.data, mask.size,
-                              &xkey, &xmask, &s);
+                              &xkey, &xmask, NULL, &s);
     if (error) {
         printf("megaflow: %s: %s\n", error_name(error), ds_cstr(&s));
         goto out;
@@ -190,7 +190,7 @@ do_round_trip(const char *arg)
                     false);
     printf("megaflow: %s\n", ds_cstr(&s));
     error = xdp_flow_from_odp(key2.data, key2.size, mask2.data, mask2.size,
-                              &xkey2, &xmask2, NULL);
+                              &xkey2, &xmask2, NULL, NULL);
     printf("megaflow round trip: %s\n",
            (error ? error_name(error)
             : (!memcmp(&xkey, &xkey2, sizeof xkey)
