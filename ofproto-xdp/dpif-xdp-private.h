@@ -42,6 +42,7 @@ struct dp_packet_batch;
 struct flow;
 struct match;
 struct minimatch;
+struct smap;
 struct xdp_dp;
 struct perf_buffer;
 struct dp_xdp_compiler;
@@ -350,5 +351,6 @@ void dp_xdp_recv_wait(struct dpif *, uint32_t handler_id);
 void dp_xdp_recv_purge(struct dpif *);
 int dp_xdp_execute(struct dp_xdp *, struct dpif_execute *);
 uint64_t dp_xdp_upcall_lost(struct dp_xdp *);
+int dp_xdp_upcall_set_config(struct dp_xdp *, const struct smap *);
 
 #endif /* dpif-xdp-private.h */

@@ -79,6 +79,7 @@
 #include "ovs-thread.h"
 #include "openvswitch/poll-loop.h"
 #include "seq.h"
+#include "smap.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(dpif_xdp_upcall);
@@ -221,6 +222,32 @@ dp_xdp_upcall_init(struct dp_xdp *dp)
         return error;
     }
     dp->n_buffers = perf_buffer__buffer_cnt(dp->pb);
+    return 0;
+}
+
+/* Applies other_config:xdp-upcall-burst from the Open_vSwitch table: how
+ * many upcalls each port may make per CPU in each 10 ms (0: no limit).
+ * Without the key, the default, XDP_DP_UPCALL_BURST.  The value lives in
+ * the program's .data, which every program of the datapath shares, so a
+ * compiled program swapped in later keeps it.  Returns EINVAL, keeping the
+ * budget as it is, for a value that is not a number in range. */
+int
+dp_xdp_upcall_set_config(struct dp_xdp *dp, const struct smap *cfg)
+{
+    const char *s = smap_get(cfg, "xdp-upcall-burst");
+    unsigned int burst = XDP_DP_UPCALL_BURST;
+
+    if (s && (!str_to_uint(s, 10, &burst) || burst > 1000000)) {
+        VLOG_WARN_RL(&rl, "%s: other_config:xdp-upcall-burst=%s is not a "
+                     "number of upcalls from 0 to 1000000; keeping %"PRIu32,
+                     dp->name, s, dp->skel->data->xdp_dp_upcall_burst);
+        return EINVAL;
+    }
+    if (burst != dp->skel->data->xdp_dp_upcall_burst) {
+        VLOG_INFO("%s: upcall budget %u per port per CPU per 10 ms%s",
+                  dp->name, burst, burst ? "" : " (no limit)");
+        dp->skel->data->xdp_dp_upcall_burst = burst;
+    }
     return 0;
 }
 

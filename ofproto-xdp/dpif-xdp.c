@@ -1477,6 +1477,13 @@ dpif_xdp_meter_del(struct dpif *dpif OVS_UNUSED,
     return EOPNOTSUPP;
 }
 
+/* other_config of the Open_vSwitch table. */
+static int
+dpif_xdp_set_config(struct dpif *dpif, const struct smap *other_config)
+{
+    return dp_xdp_upcall_set_config(dp_xdp_from_dpif(dpif), other_config);
+}
+
 const struct dpif_class dpif_xdp_class = {
     .type = "xdp",
     /* Like the kernel datapath's, our internal ports outlive ovs-vswitchd
@@ -1490,6 +1497,7 @@ const struct dpif_class dpif_xdp_class = {
     .run = dpif_xdp_run,
     .get_stats = dpif_xdp_get_stats,
     .set_features = dpif_xdp_set_features,
+    .set_config = dpif_xdp_set_config,
     .port_add = dpif_xdp_port_add,
     .port_del = dpif_xdp_port_del,
     .port_set_config = dpif_xdp_port_set_config,
