@@ -3,11 +3,11 @@
 #   make check-system-upstream      the OVS tree's system-traffic.at and the
 #                                   rest of its 'make check-system-userspace'
 #                                   suite, unmodified, on datapath_type=xdp
-#                                   with ovs-vswitchd-xdp (root; about 5
-#                                   minutes: most tests need conntrack or
-#                                   tunnels and skip).
+#                                   with ovs-vswitchd-xdp (root; about 20
+#                                   minutes, most of them conntrack tests;
+#                                   tunnel tests skip).
 #   make check-system-upstream-ci   a fixed subset of quick tests that pass
-#                                   on xdp (about a minute), for CI.
+#                                   on xdp (a few minutes), for CI.
 #   make upstream-results           tests/upstream-results.md: each test's
 #                                   result on xdp next to OVS's userspace
 #                                   datapath (runs both suites; see
@@ -65,6 +65,17 @@ UPSTREAM_TESTS_DEPS = $(UPSTREAM_TESTSUITE) tests/bin/ovs-vswitchd \
 #     9  datapath - ping6 between two ports with header modify (slow path)
 #    30  datapath - clone action (slow path, packet-ins)
 #    50  QoS - basic configuration
+#    51  conntrack - controller
+#    53  conntrack - ct flush
+#    54  conntrack - IPv4 ping
+#    55  conntrack - get_nconns and get/set_maxconns
+#    57  conntrack - preserve registers
+#    59  conntrack - zones
+#    73  conntrack - generic IP protocol
+#    75  conntrack - ICMP related to original direction
+#   108  conntrack - limit by zone
+#   115  conntrack - simple SNAT
+#   122  conntrack - simple DNAT
 #   164  layer3 - use non-local port as tunnel endpoint
 #   167  interface - add delete add same interface
 #   168  interface - add route to br and verify clean-up
@@ -72,7 +83,8 @@ UPSTREAM_TESTS_DEPS = $(UPSTREAM_TESTSUITE) tests/bin/ovs-vswitchd \
 # By number: the numbers are those of the OVS tree's own
 # system-userspace-testsuite (same files, same order), stable for a given
 # OVS release (3.1.0 here); check them again when the OVS tree changes.
-UPSTREAM_CI_TESTS = 1 2 5 8 9 30 50 164 167 168 170
+UPSTREAM_CI_TESTS = 1 2 5 8 9 30 50 51 53 54 55 57 59 73 75 108 115 122 \
+	164 167 168 170
 
 UPSTREAM_RUN = $(SHELL) '$(UPSTREAM_TESTSUITE)' -C tests \
 	AUTOTEST_PATH='$(AUTOTEST_PATH)' -j1
