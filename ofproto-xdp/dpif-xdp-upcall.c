@@ -124,6 +124,7 @@ struct dp_xdp_action_upcall {
     struct ovs_list node;       /* In 'struct dp_xdp_handler''s 'actions'. */
     enum dpif_upcall_type type; /* DPIF_UC_ACTION or DPIF_UC_MISS. */
     odp_port_t in_port;         /* The packet's input port. */
+    ovs_be32 packet_type;       /* Not Ethernet after decap(), say. */
     uint32_t pkt_len;           /* Frame bytes at the start of 'buf'. */
     uint32_t key_ofs;           /* Offset of the flow key in 'buf'. */
     uint32_t key_len;           /* Length of the flow key. */
@@ -483,6 +484,7 @@ upcall_build(enum dpif_upcall_type type, const struct dp_packet *packet,
     au = xzalloc(sizeof *au);
     au->type = type;
     au->in_port = packet->md.in_port.odp_port;
+    au->packet_type = packet->packet_type;
     au->pkt_len = len;
     ofpbuf_init(&au->buf, ROUND_UP(len, NLA_ALIGNTO) + ODPUTIL_FLOW_KEY_BYTES);
     ofpbuf_put(&au->buf, dp_packet_data(packet), len);
@@ -905,6 +907,12 @@ make_action_upcall(const struct dp_xdp_action_upcall *au,
     dp_packet_set_data(&upcall->packet, base);
     dp_packet_set_size(&upcall->packet, au->pkt_len);
     pkt_metadata_init(&upcall->packet.md, au->in_port);
+    /* ofproto parses the packet by its type, which the key also carries,
+     * as dpif-netlink sets it from the key. */
+    upcall->packet.packet_type = au->packet_type;
+    if (au->packet_type != htonl(PT_ETH)) {
+        dp_packet_set_l3(&upcall->packet, base);
+    }
 
     upcall->key = ALIGNED_CAST(struct nlattr *, base + au->key_ofs);
     upcall->key_len = au->key_len;
