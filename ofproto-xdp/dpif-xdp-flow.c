@@ -647,39 +647,32 @@ probe_actions_ok(const struct nlattr *actions, size_t actions_len)
     return true;
 }
 
-/* Looks up 'flow' (a packet's, metadata included) in the flows that
- * ovs-vswitchd classifies against.  On a hit, stores a copy of the flow's
- * actions and its slot in '*hit' and returns true. */
+/* Looks up the packet whose flow (as flow_extract() makes it, metadata
+ * included) is 'flow' and whose length is 'n_bytes' in the flows that
+ * ovs-vswitchd classifies against.  On a hit, counts the packet in the
+ * flow's statistics slot, as the XDP program counts the packets it
+ * classifies (the same atomic adds on the same memory), stores a copy of
+ * the flow's actions in '*actions' and returns true.  Counting under
+ * 'flow_mutex' keeps the flow and its slot together: the program may add
+ * to a freed slot for as long as an RCU grace period, a handler thread
+ * after a lookup for any time at all. */
 bool
 dp_xdp_flow_lookup_uspace(struct dp_xdp *dp, const struct flow *flow,
-                          struct dp_xdp_flow_hit *hit)
+                          size_t n_bytes, struct ofpbuf **actions)
 {
+    uint16_t tcp_flags = (flow->nw_proto == IPPROTO_TCP
+                          ? ntohs(flow->tcp_flags) : 0);
     struct dp_xdp_flow *f;
 
     ovs_mutex_lock(&dp->flow_mutex);
     f = dp_xdp_uflow_lookup(dp, flow);
     if (f) {
-        hit->actions = ofpbuf_clone(f->actions);
-        hit->slot = f->xflow.slot;
+        xdp_flow_stats_add(&dp->stats_map, f->xflow.slot, n_bytes,
+                           tcp_flags, time_msec() * 1000000ULL);
+        *actions = ofpbuf_clone(f->actions);
     }
     ovs_mutex_unlock(&dp->flow_mutex);
     return f != NULL;
-}
-
-/* Counts a packet of 'n_bytes' whose flow (as flow_extract() makes it) is
- * 'flow' in the statistics of slot 'slot', for a packet that ovs-vswitchd
- * classified itself.  The slot may have lost its flow since the lookup: a
- * freed slot stays quarantined (see the top of this file) long enough for
- * this to be harmless, as for the program's own adds. */
-void
-dp_xdp_flow_count_uspace(struct dp_xdp *dp, uint32_t slot,
-                         const struct flow *flow, size_t n_bytes)
-{
-    uint16_t tcp_flags = (flow->nw_proto == IPPROTO_TCP
-                          ? ntohs(flow->tcp_flags) : 0);
-
-    xdp_flow_stats_add(&dp->stats_map, slot, n_bytes, tcp_flags,
-                       time_msec() * 1000000ULL);
 }
 
 /* Flow installation comes in two steps, so that a burst of puts can reach

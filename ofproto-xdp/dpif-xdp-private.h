@@ -270,14 +270,8 @@ void dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
 void dp_xdp_compile_register_commands(void);
 
 /* dpif-xdp-flow.c: userspace classification. */
-struct dp_xdp_flow_hit {
-    struct ofpbuf *actions;     /* Copy of the flow's actions. */
-    uint32_t slot;              /* Its statistics slot. */
-};
 bool dp_xdp_flow_lookup_uspace(struct dp_xdp *, const struct flow *,
-                               struct dp_xdp_flow_hit *);
-void dp_xdp_flow_count_uspace(struct dp_xdp *, uint32_t slot,
-                              const struct flow *, size_t n_bytes);
+                               size_t n_bytes, struct ofpbuf **actions);
 
 /* dpif-xdp-uflow.c */
 void dp_xdp_uflow_init(struct dp_xdp *);

@@ -626,15 +626,15 @@ static bool
 execute_uspace_hit(struct dp_xdp *dp, struct dp_packet *packet,
                    const struct flow *flow, int depth)
 {
-    struct dp_xdp_flow_hit hit;
+    struct ofpbuf *actions;
 
-    if (!dp_xdp_flow_lookup_uspace(dp, flow, &hit)) {
+    if (!dp_xdp_flow_lookup_uspace(dp, flow, dp_packet_size(packet),
+                                   &actions)) {
         return false;
     }
     COVERAGE_INC(xdp_uspace_hit);
-    dp_xdp_flow_count_uspace(dp, hit.slot, flow, dp_packet_size(packet));
-    execute_actions(dp, packet, hit.actions, depth);
-    ofpbuf_delete(hit.actions);
+    execute_actions(dp, packet, actions, depth);
+    ofpbuf_delete(actions);
     return true;
 }
 
