@@ -99,6 +99,7 @@ tests_test_xdp_dump_SOURCES = tests/test-xdp-dump.c
 tests_test_xdp_dump_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_xdp_packet_SOURCES = tests/test-xdp-packet.c \
 	tests/test-xdp-packet-rows.c tests/test-xdp-packet-modes.c \
+	tests/test-xdp-packet-recirc.c \
 	tests/test-xdp-packet.h
 tests_test_xdp_packet_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_xdp_compile_SOURCES = tests/test-xdp-compile.c \
