@@ -12,8 +12,9 @@
 
 #include "xdp-dp.h"
 
-/* Ingress ifindex -> datapath port number, for the ports of this
- * datapath.  A packet from any other device is passed to the stack. */
+/* Ingress ifindex -> datapath port number, with XDP_DP_IN_PORT_F_* flags
+ * in the high bits, for the ports of this datapath.  A packet from any
+ * other device is passed to the stack. */
 struct {
     __uint(type, BPF_MAP_TYPE_HASH);
     __uint(max_entries, XDP_DP_MAX_PORTS);

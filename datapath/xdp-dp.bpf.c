@@ -8,10 +8,13 @@
  * 'struct xdp_flow_key' (xdp-dp-parse.h); the key is classified against
  * the megaflow table (xdp-dp-classify.h), by the generic classifier or, in
  * a program compiled for the current table, by the compiled subtables and
- * then the generic classifier.  On a hit the flow's counters are
- * bumped in the mmapped statistics array and its actions run; a slow-path
- * flow's packets, and all packets that miss, go to ovs-vswitchd through a
- * perf event ring (struct xdp_dp_upcall, then the whole frame).
+ * then the generic classifier.  On a hit the flow's actions run and its
+ * counters are bumped in the mmapped statistics array; a slow-path flow's
+ * packets, and all packets that miss, go to ovs-vswitchd through a perf
+ * event ring (struct xdp_dp_upcall, then the whole frame), and only
+ * ovs-vswitchd counts them in their flow's slot.  The datapath counters
+ * (struct xdp_dp_stats) say which packets the programs switched and which
+ * they sent up; nothing but the programs moves them.
  *
  * Output is bpf_redirect_map() on a devmap, except for ports whose XDP
  * transmit would lose the frame (a veth whose peer has no NAPI): there the
@@ -90,6 +93,10 @@ struct pkt_md {
                                  * action that left 'dp_hash' to the next
                                  * pass (see "Datapath hash"). */
     __u32 hash_basis;           /* That hash action's basis. */
+    __u32 skb_only;             /* Nonzero: the packet arrived in generic
+                                 * mode and may be a GSO segment: outputs
+                                 * go through the TC half (see
+                                 * XDP_DP_IN_PORT_F_GENERIC). */
     struct l4_csum_diff diff;   /* Changes to the TCP or UDP checksum made
                                  * by rewrites so far, not yet in the
                                  * frame: the output makes them. */
@@ -612,6 +619,7 @@ do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
         }
     }
     if (!k) {
+        COUNT(n_tx_error, 1);   /* No port to send to (any more). */
         return XDP_DROP;
     }
     return pass_to_tc(ctx, ifindex, k, diff);
@@ -628,10 +636,14 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
     struct xdp_dp_port *port = bpf_map_lookup_elem(&xdp_dp_ports, &port_no);
 
     if (!port) {
+        COUNT(n_tx_error, 1);
         return XDP_DROP;
     }
     switch (port->tx_mode) {
     case XDP_DP_TX_REDIRECT:
+        if (md->skb_only) {
+            return pass_to_tc(ctx, &port->ifindex, 1, diff);
+        }
         apply_l4_csum_diff(ctx, key, diff);
         return bpf_redirect_map(&xdp_dp_tx_ports, port_no, XDP_DROP);
 
@@ -640,9 +652,11 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
 
     case XDP_DP_TX_SLOW:
         apply_l4_csum_diff(ctx, key, diff);
+        COUNT(n_output_upcall, 1);
         return upcall(ctx, XDP_DP_UPCALL_OUTPUT, md, buf, port_no);
 
     default:
+        COUNT(n_tx_error, 1);   /* Not a port XDP can send to. */
         return XDP_DROP;
     }
 }
@@ -803,21 +817,6 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
     struct l4_csum_diff diff = md->diff;
     __u32 n = flow->n_actions;
 
-    /* IPv6 rewrites that touch the L4 checksum or header are done here only
-     * for packets without extension headers: others go to ovs-vswitchd,
-     * before anything is changed. */
-    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
-                   | ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
-        && flow->action_bits & (ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
-                                | ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
-        && key->eth_type == bpf_htons(ETH_P_IPV6)
-        && !(key->nw_frag & XDP_NW_FRAG_LATER)
-        && l4_has_pseudo_hdr(key) && ipv6_l4_offset(ctx, key) < 0) {
-        COUNT(n_slow_path, 1);
-        apply_l4_csum_diff(ctx, key, &diff);
-        return upcall(ctx, XDP_DP_UPCALL_SLOW_PATH, md, buf, flow->slot);
-    }
-
     for (__u32 i = 0; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
         const struct xdp_dp_action *a = &flow->actions[i];
         int error = 0;
@@ -876,7 +875,31 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             return XDP_DROP;
         }
     }
+    COUNT(n_dropped, 1);
     return XDP_DROP;
+}
+
+/* Whether the packet in 'ctx', with key 'key', must be handed to
+ * ovs-vswitchd although it hit 'flow' in XDP: a slow-path flow, a flow
+ * whose actions this compiled program has no code for, or an IPv6 rewrite
+ * that touches the L4 checksum or header of a packet with extension
+ * headers (done here only for packets without them). */
+static __always_inline int
+needs_slow_path(struct xdp_md *ctx, const struct xdp_flow *flow,
+                const struct xdp_flow_key *key)
+{
+    if (flow->flags & XDP_FLOW_F_SLOW_PATH
+        || (xdp_dp_cfg.enabled
+            && flow->action_bits & ~xdp_dp_cfg.action_bits)) {
+        return 1;
+    }
+    return (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
+                       | ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
+            && flow->action_bits & (ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
+                                    | ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
+            && key->eth_type == bpf_htons(ETH_P_IPV6)
+            && !(key->nw_frag & XDP_NW_FRAG_LATER)
+            && l4_has_pseudo_hdr(key) && ipv6_l4_offset(ctx, key) < 0);
 }
 
 /* Passes
@@ -972,10 +995,18 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
         dp_stats->n_missed++;
         return upcall_pass(ctx, XDP_DP_UPCALL_MISS, md, buf, 0);
     }
-    dp_stats->n_hit++;
     dp_stats->n_mask_hit += n_visited;
 
+    /* Counted as switched in XDP only from here on: a packet that
+     * ovs-vswitchd executes is counted in the flow's slot by ovs-vswitchd
+     * (see struct xdp_dp_stats). */
     __u32 slot = flow->slot;
+    if (needs_slow_path(ctx, flow, key)) {
+        dp_stats->n_slow_path++;
+        return upcall_pass(ctx, XDP_DP_UPCALL_SLOW_PATH, md, buf, slot);
+    }
+    dp_stats->n_hit++;
+
     struct xdp_flow_stats *stats = bpf_map_lookup_elem(&xdp_dp_flow_stats,
                                                        &slot);
     if (stats) {
@@ -987,15 +1018,6 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
         if (key->tcp_flags && key->nw_proto == IPPROTO_TCP) {
             __sync_fetch_and_or(&stats->tcp_flags, bpf_ntohs(key->tcp_flags));
         }
-    }
-
-    if (flow->flags & XDP_FLOW_F_SLOW_PATH
-        || (xdp_dp_cfg.enabled
-            && flow->action_bits & ~xdp_dp_cfg.action_bits)) {
-        /* A slow-path flow, or one whose actions this compiled program
-         * has no code for. */
-        dp_stats->n_slow_path++;
-        return upcall_pass(ctx, XDP_DP_UPCALL_SLOW_PATH, md, buf, slot);
     }
     return execute(ctx, flow, md, buf);
 }
@@ -1025,7 +1047,8 @@ xdp_dp_main(struct xdp_md *ctx)
     if (!port_no) {
         return XDP_PASS;
     }
-    md.in_port = *port_no;
+    md.in_port = *port_no & XDP_DP_IN_PORT_MASK;
+    md.skb_only = *port_no & XDP_DP_IN_PORT_F_GENERIC;
     verdict = dp_pass(ctx, &md, &buf);
     for (int i = 0; HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_RECIRC))
                     && verdict == RECIRCULATE; i++) {
@@ -1034,6 +1057,11 @@ xdp_dp_main(struct xdp_md *ctx)
             return XDP_DROP;
         }
         verdict = xdp_dp_recirc_pass__(ctx, &md, &buf);
+    }
+    /* Upcalls and drops return XDP_DROP; only the outputs of a flow's
+     * actions return XDP_REDIRECT or, towards the TC half, XDP_PASS. */
+    if (verdict == XDP_REDIRECT || verdict == XDP_PASS) {
+        COUNT(n_forwarded, 1);
     }
     return verdict;
 }
@@ -1133,6 +1161,7 @@ xdp_dp_tc(struct __sk_buff *skb)
     }
     n = meta->n_outputs;
     if (!n || n > XDP_DP_MAX_OUTPUTS) {
+        COUNT(n_tc_error, 1);
         return TC_ACT_SHOT;
     }
     /* bpf_clone_redirect() and the checksum helpers invalidate packet
@@ -1155,6 +1184,7 @@ xdp_dp_tc(struct __sk_buff *skb)
             if ((pseudo && bpf_l4_csum_replace(skb, off, 0, pseudo,
                                                BPF_F_PSEUDO_HDR | mm0))
                 || (other && bpf_l4_csum_replace(skb, off, 0, other, mm0))) {
+                COUNT(n_tc_error, 1);
                 return TC_ACT_SHOT;
             }
         }
@@ -1168,8 +1198,10 @@ xdp_dp_tc(struct __sk_buff *skb)
     }
     __u32 last = n - 1;
     if (last >= XDP_DP_MAX_OUTPUTS) {
+        COUNT(n_tc_error, 1);
         return TC_ACT_SHOT;
     }
+    COUNT(n_tc_redirected, 1);
     return bpf_redirect(ifindex[last], 0);
 }
 

@@ -30,7 +30,7 @@
 
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 7
+#define XDP_DP_ABI_VERSION 8
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -232,13 +232,31 @@ struct xdp_dp_port {
     __u32 tx_mode;              /* enum xdp_dp_tx_mode. */
 };
 
-/* Datapath counters, per CPU. */
+/* Values of xdp_dp_in_ports: the datapath port number of the ingress
+ * device, and flags about it.
+ *
+ * XDP_DP_IN_PORT_F_GENERIC: the program runs on the device in generic
+ * (skb) mode, where a frame may be a whole GSO segment of up to 64 kB
+ * (see dispatcher/xdp-auto-mode.c).  The kernel refuses to XDP-redirect
+ * an skb longer than the target's MTU (xdp_ok_fwd_dev()), and generic
+ * XDP's redirect is an skb transmit anyway, so the program sends every
+ * output of such a packet through its TC half, which redirects the skb,
+ * GSO state and all. */
+#define XDP_DP_IN_PORT_MASK 0x00ffffffu
+#define XDP_DP_IN_PORT_F_GENERIC (1u << 31)
+
+/* Datapath counters, per CPU.  Only the programs move them (the XDP
+ * program and its TC half), never ovs-vswitchd: they are the proof of
+ * what was switched where.  A packet is counted as switched in XDP
+ * ('n_hit', and its flow's statistics slot) only once the program runs its
+ * flow's actions; a hit on a slow-path flow is 'n_slow_path' alone, and
+ * ovs-vswitchd counts it in the flow's slot when it executes the flow. */
 struct xdp_dp_stats {
-    __u64 n_hit;                /* Packets that matched a flow. */
-    __u64 n_missed;             /* Packets that matched none. */
+    __u64 n_hit;                /* Packets whose flow's actions XDP ran. */
+    __u64 n_missed;             /* Packets that matched none: sent up. */
     __u64 n_lost;               /* Upcalls that could not be queued. */
     __u64 n_mask_hit;           /* Subtables visited for matched packets. */
-    __u64 n_slow_path;          /* Hits on slow-path flows. */
+    __u64 n_slow_path;          /* Hits on slow-path flows: sent up. */
     __u64 n_tx_error;           /* Outputs that failed in XDP. */
     __u64 n_upcall_limited;     /* Upcalls dropped because their port had
                                  * used its budget (also in 'n_lost'). */
@@ -247,6 +265,18 @@ struct xdp_dp_stats {
                                  * the generic classifier. */
     __u64 n_recirc_limited;     /* Packets dropped for recirculating more
                                  * than XDP_DP_MAX_RECIRC times. */
+    __u64 n_forwarded;          /* Packets the XDP program sent on to their
+                                 * output ports itself: redirected, or
+                                 * passed to its TC half with the ports. */
+    __u64 n_dropped;            /* Packets dropped by their flow's actions
+                                 * (no output). */
+    __u64 n_output_upcall;      /* Outputs to ports that only ovs-vswitchd
+                                 * can transmit on (XDP_DP_TX_SLOW): sent
+                                 * up after XDP ran the flow's actions. */
+    __u64 n_tc_redirected;      /* Packets the TC half redirected to their
+                                 * output ports. */
+    __u64 n_tc_error;           /* Packets the TC half dropped (bad metadata
+                                 * or a checksum it could not fix). */
     __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
                                          * to rank subtables. */
 };

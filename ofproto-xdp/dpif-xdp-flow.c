@@ -1271,13 +1271,23 @@ dp_xdp_flow_get(struct dp_xdp *dp, struct dpif_flow_get *get)
     return error;
 }
 
+/* For a packet of 'n_bytes' with TCP flags 'tcp_flags' (host order) that
+ * hit the flow in statistics slot 'slot' in XDP and was sent up for
+ * ovs-vswitchd to execute (a slow-path flow): counts it in the slot, which
+ * the program leaves to us for such packets (see struct xdp_dp_stats), and
+ * returns a copy of the flow's actions, or NULL if the flow is gone.
+ * Counting under 'flow_mutex' keeps the flow and its slot together, as in
+ * dp_xdp_flow_lookup_uspace(). */
 struct ofpbuf *
-dp_xdp_flow_actions_by_slot(struct dp_xdp *dp, uint32_t slot)
+dp_xdp_flow_slow_path_hit(struct dp_xdp *dp, uint32_t slot, size_t n_bytes,
+                          uint16_t tcp_flags)
 {
     struct ofpbuf *actions = NULL;
 
     ovs_mutex_lock(&dp->flow_mutex);
     if (slot < XDP_DP_MAX_FLOWS && dp->slot_flows[slot]) {
+        xdp_flow_stats_add(&dp->stats_map, slot, n_bytes, tcp_flags,
+                           time_msec() * 1000000ULL);
         actions = ofpbuf_clone(dp->slot_flows[slot]->actions);
     }
     ovs_mutex_unlock(&dp->flow_mutex);

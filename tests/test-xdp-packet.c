@@ -683,6 +683,9 @@ xp_run_row(struct dpif *dpif, const struct xp_row *row, int row_id)
     uint64_t d_missed = after.n_missed - before.n_missed;
     uint64_t d_tx_error = after.n_tx_error - before.n_tx_error;
     uint64_t d_slow = after.n_slow_path - before.n_slow_path;
+    uint64_t d_forwarded = after.n_forwarded - before.n_forwarded;
+    uint64_t d_dropped = after.n_dropped - before.n_dropped;
+    bool switched = row->expect != XP_MISS && row->expect != XP_SLOW;
     uint32_t verdict = (row->expect == XP_REDIRECT ? XDP_REDIRECT
                         : row->expect == XP_TO_TC ? XDP_PASS : XDP_DROP);
 
@@ -690,13 +693,20 @@ xp_run_row(struct dpif *dpif, const struct xp_row *row, int row_id)
         ds_put_format(&why, "\n    verdict %s, expected %s",
                       xp_verdict_name(r.verdict), xp_verdict_name(verdict));
     }
-    if (d_hit != (row->expect != XP_MISS)
+    /* A packet counts as switched in XDP (n_hit, its flow's slot) only if
+     * XDP ran its flow's actions, and as forwarded only if XDP sent it on
+     * itself. */
+    if (d_hit != switched
         || d_missed != (row->expect == XP_MISS)
         || d_tx_error != (row->expect == XP_TX_ERROR)
-        || d_slow != (row->expect == XP_SLOW)) {
+        || d_slow != (row->expect == XP_SLOW)
+        || d_forwarded != (row->expect == XP_REDIRECT
+                           || row->expect == XP_TO_TC)
+        || d_dropped != (row->expect == XP_DROP)) {
         ds_put_format(&why, "\n    counted hit %"PRIu64", missed %"PRIu64
-                      ", tx_error %"PRIu64", slow path %"PRIu64,
-                      d_hit, d_missed, d_tx_error, d_slow);
+                      ", tx_error %"PRIu64", slow path %"PRIu64", forwarded "
+                      "%"PRIu64", dropped %"PRIu64, d_hit, d_missed,
+                      d_tx_error, d_slow, d_forwarded, d_dropped);
     }
     for (int i = 0; i < n_flows; i++) {
         char layer[8];
@@ -706,7 +716,7 @@ xp_run_row(struct dpif *dpif, const struct xp_row *row, int row_id)
         if (error) {
             ds_put_format(&why, "\n    cannot get flow %d (%s)", i,
                           ovs_strerror(error));
-        } else if (n != (i == row->hit)) {
+        } else if (n != (switched && i == row->hit)) {
             ds_put_format(&why, "\n    flow %d counted %"PRIu64" packets", i,
                           n);
         }

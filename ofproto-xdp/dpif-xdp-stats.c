@@ -1,0 +1,166 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Where packets were switched: the datapath's counters, and
+ * 'ovs-appctl dpif-xdp/stats-show'.
+ *
+ * Two kinds of counter, kept apart so that one cannot vouch for the other.
+ * The programs' counters (struct xdp_dp_stats, a per-CPU array that the
+ * XDP program and its TC half alone write) say what the programs did with
+ * each packet: switched it ("xdp-hit", "xdp-forwarded", "tc-redirected"),
+ * dropped it, or sent it up ("xdp-missed", "xdp-slow-path",
+ * "xdp-output-upcall").  ovs-vswitchd's own counters (struct
+ * dp_xdp_uspace_stats, atomics in 'struct dp_xdp') say what it did with
+ * the packets that reached it.  A packet switched in XDP moves only the
+ * first kind; a packet that ovs-vswitchd forwarded moves the second, and
+ * an "upcall" counter of the first.  Tests prove the fast path by checking
+ * that the second kind, and the programs' upcall counters, stood still
+ * while their traffic ran.
+ *
+ * ovs-vswitchd reads the per-CPU array with one system call per command,
+ * and sums it over the CPUs. */
+
+#include <config.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
+#include "datapath/xdp-dp.skel.h"
+#include "dpif-xdp-private.h"
+#include "openvswitch/dynamic-string.h"
+#include "unixctl.h"
+#include "util.h"
+
+/* Stores in '*sum' the datapath's counters (xdp_dp_stats) summed over the
+ * CPUs.  Returns 0 or a positive errno (then '*sum' is all zeros). */
+int
+dp_xdp_read_stats(struct dp_xdp *dp, struct xdp_dp_stats *sum)
+{
+    int n_cpus = libbpf_num_possible_cpus();
+    struct xdp_dp_stats *per_cpu;
+    uint32_t zero = 0;
+    int error = 0;
+
+    /* Every member is a 64-bit counter: sum them as an array. */
+    BUILD_ASSERT_DECL(sizeof *sum % sizeof(uint64_t) == 0);
+    enum { N_COUNTERS = sizeof *sum / sizeof(uint64_t) };
+
+    memset(sum, 0, sizeof *sum);
+    if (n_cpus <= 0) {
+        return n_cpus ? -n_cpus : EINVAL;
+    }
+    per_cpu = xcalloc(n_cpus, sizeof *per_cpu);
+    if (bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_stats), &zero,
+                            per_cpu)) {
+        error = errno;
+    } else {
+        uint64_t *total = (uint64_t *) sum;
+
+        for (int i = 0; i < n_cpus; i++) {
+            const uint64_t *c = (const uint64_t *) &per_cpu[i];
+
+            for (int j = 0; j < N_COUNTERS; j++) {
+                total[j] += c[j];
+            }
+        }
+    }
+    free(per_cpu);
+    return error;
+}
+
+static uint64_t
+read_counter(atomic_uint64_t *counter)
+{
+    uint64_t value;
+
+    atomic_read_relaxed(counter, &value);
+    return value;
+}
+
+static void
+put_counter(struct ds *s, const char *name, uint64_t value)
+{
+    ds_put_format(s, "  %s: %"PRIu64"\n", name, value);
+}
+
+/* Formats 'dp''s counters into 's', one "  name: value" line each, so that
+ * scripts can pick one out by its name. */
+static void
+format_stats(struct dp_xdp *dp, void *s_)
+{
+    struct dp_xdp_uspace_stats *u = &dp->uspace;
+    struct ds *s = s_;
+    struct xdp_dp_stats x;
+    int error;
+
+    ds_put_format(s, "%s:\n", dp->name);
+    error = dp_xdp_read_stats(dp, &x);
+    if (error) {
+        ds_put_format(s, "  cannot read the program's counters (%s)\n",
+                      ovs_strerror(error));
+    }
+
+    /* Moved only by the XDP program. */
+    put_counter(s, "xdp-hit", x.n_hit);
+    put_counter(s, "xdp-forwarded", x.n_forwarded);
+    put_counter(s, "xdp-dropped", x.n_dropped);
+    put_counter(s, "xdp-tx-error", x.n_tx_error);
+    put_counter(s, "xdp-recirc-limited", x.n_recirc_limited);
+    put_counter(s, "xdp-missed", x.n_missed);
+    put_counter(s, "xdp-slow-path", x.n_slow_path);
+    put_counter(s, "xdp-output-upcall", x.n_output_upcall);
+    put_counter(s, "xdp-upcall-limited", x.n_upcall_limited);
+    put_counter(s, "xdp-upcall-lost", x.n_lost);
+    put_counter(s, "xdp-fallback", x.n_fallback);
+
+    /* Moved only by the TC half. */
+    put_counter(s, "tc-redirected", x.n_tc_redirected);
+    put_counter(s, "tc-error", x.n_tc_error);
+
+    /* Moved only by ovs-vswitchd. */
+    put_counter(s, "ovs-miss-upcall", read_counter(&u->n_miss));
+    put_counter(s, "ovs-slow-path", read_counter(&u->n_slow_path));
+    put_counter(s, "ovs-output", read_counter(&u->n_output));
+    put_counter(s, "ovs-uspace-hit", read_counter(&u->n_uspace_hit));
+    put_counter(s, "ovs-execute", read_counter(&u->n_execute));
+    put_counter(s, "ovs-upcall-lost", dp_xdp_upcall_lost(dp));
+}
+
+/* ovs-appctl dpif-xdp/stats-show [DP]. */
+static void
+dpif_xdp_unixctl_stats_show(struct unixctl_conn *conn, int argc,
+                            const char *argv[], void *aux OVS_UNUSED)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+
+    if (dp_xdp_foreach(argc > 1 ? argv[1] : NULL, format_stats, &s)) {
+        unixctl_command_reply(conn, ds_cstr(&s));
+    } else {
+        unixctl_command_reply_error(conn, "no such xdp datapath");
+    }
+    ds_destroy(&s);
+}
+
+void
+dp_xdp_stats_register_commands(void)
+{
+    unixctl_command_register("dpif-xdp/stats-show", "[dp]", 0, 1,
+                             dpif_xdp_unixctl_stats_show, NULL);
+}
