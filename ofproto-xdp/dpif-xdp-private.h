@@ -30,6 +30,7 @@
 #include "fat-rwlock.h"
 #include "id-pool.h"
 #include "maps/flow-stats.h"
+#include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
 #include "openvswitch/ofpbuf.h"
@@ -66,6 +67,9 @@ struct dp_xdp_port {
     struct xdp_attachment att;  /* The program's attachment. */
     enum xdp_attach_mode mode;  /* Attach mode asked for, from the
                                  * Interface's other_config:xdp-mode. */
+    enum xdp_attach_mode att_mode;  /* Mode of the last attach: 'mode', or
+                                     * what "auto" chose then. */
+    struct ds mode_why;         /* Why "auto" chose 'att_mode'. */
 };
 
 /* A subtable: a distinct megaflow mask in use. */
@@ -150,6 +154,23 @@ struct dp_xdp_handler {
  * 'xdp_prog_fd', 'tc_prog_fd') changes only under both 'flow_mutex' and
  * 'port_mutex' (dp_xdp_swap_program()), and swaps are serialized by the
  * compiler's mutex (dpif-xdp-compile.c). */
+/* What ovs-vswitchd did with the packets that the programs sent up,
+ * counted by ovs-vswitchd itself, next to the programs' own counters
+ * (struct xdp_dp_stats) in dpif-xdp/stats-show: a packet switched in XDP
+ * moves none of these (see dpif-xdp-stats.c). */
+struct dp_xdp_uspace_stats {
+    atomic_uint64_t n_miss;         /* Misses handed to ofproto (upcalls). */
+    atomic_uint64_t n_slow_path;    /* Packets of slow-path flows that
+                                     * ovs-vswitchd executed. */
+    atomic_uint64_t n_output;       /* Outputs to ports that XDP cannot
+                                     * transmit on, done by ovs-vswitchd. */
+    atomic_uint64_t n_uspace_hit;   /* Hits on flows that ovs-vswitchd
+                                     * classifies itself. */
+    atomic_uint64_t n_execute;      /* Packets ofproto had executed
+                                     * (DPIF_OP_EXECUTE: first packets of
+                                     * flows, packet-outs). */
+};
+
 struct dp_xdp {
     char *name;                 /* Datapath name, e.g. "ovs-xdp". */
     int ref_cnt;                /* Open dpifs; protected by dp_xdp_mutex. */
@@ -205,6 +226,7 @@ struct dp_xdp {
     struct dp_xdp_handler *handlers;    /* 'n_handlers' of them. */
     atomic_uint64_t n_ring_lost;    /* Samples the rings lost. */
     atomic_uint64_t n_queue_lost;   /* Upcalls our queues dropped. */
+    struct dp_xdp_uspace_stats uspace;  /* Packets handled in userspace. */
 
     /* Connection tracking (dpif-xdp-ct.c), for ct() actions, which run in
      * ovs-vswitchd. */
@@ -239,13 +261,13 @@ int dp_xdp_flow_del(struct dp_xdp *, struct dpif_flow_del *);
 void dp_xdp_flow_put_batch(struct dp_xdp *, struct dpif_op **, size_t n);
 void dp_xdp_flow_del_batch(struct dp_xdp *, struct dpif_op **, size_t n);
 int dp_xdp_flow_get(struct dp_xdp *, struct dpif_flow_get *);
-struct ofpbuf *dp_xdp_flow_actions_by_slot(struct dp_xdp *, uint32_t slot);
+struct ofpbuf *dp_xdp_flow_slow_path_hit(struct dp_xdp *, uint32_t slot,
+                                         size_t n_bytes, uint16_t tcp_flags);
 void dp_xdp_flow_format_maps(struct dp_xdp *, struct ds *);
 void dp_xdp_flow_get_calls(struct dp_xdp *, struct dp_xdp_map_calls *);
 void dp_xdp_flow_get_counts(struct dp_xdp *, uint64_t *n_flows,
                             uint32_t *n_masks);
 
-int dp_xdp_read_stats(struct dp_xdp *, struct xdp_dp_stats *sum);
 bool dp_xdp_foreach(const char *name, void (*cb)(struct dp_xdp *, void *aux),
                     void *aux);
 
@@ -334,6 +356,22 @@ int dp_xdp_ipf_get_status(struct dpif *, struct dpif_ipf_status *);
 int dp_xdp_ipf_dump_start(struct dpif *, struct ipf_dump_ctx **);
 int dp_xdp_ipf_dump_next(struct dpif *, void *ctx, char **dump);
 int dp_xdp_ipf_dump_done(struct dpif *, void *ctx);
+
+/* dpif-xdp-gso.c */
+void dp_xdp_send_segmented(struct netdev *, struct dp_packet_batch *);
+
+/* dpif-xdp-stats.c */
+int dp_xdp_read_stats(struct dp_xdp *, struct xdp_dp_stats *sum);
+void dp_xdp_stats_register_commands(void);
+
+/* Adds one to 'counter', a member of a 'struct dp_xdp_uspace_stats'. */
+static inline void
+dp_xdp_uspace_count(atomic_uint64_t *counter)
+{
+    uint64_t orig;
+
+    atomic_add_relaxed(counter, 1, &orig);
+}
 
 /* dpif-xdp-upcall.c */
 int dp_xdp_upcall_init(struct dp_xdp *);

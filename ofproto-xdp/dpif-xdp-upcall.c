@@ -447,8 +447,9 @@ dp_xdp_output(struct dp_xdp *dp, odp_port_t port_no,
      * records the length), and not the packet later actions see, as
      * dpif-netdev does. */
     dp_packet_batch_apply_cutlen(batch);
-    /* netdev_send() takes the packets, sent or not. */
-    netdev_send(netdev, 0, batch, true);
+    /* Sent or not, the packets are taken; GSO segments longer than the
+     * MTU are cut to it first (dpif-xdp-gso.c). */
+    dp_xdp_send_segmented(netdev, batch);
     netdev_close(netdev);
 }
 
@@ -633,6 +634,7 @@ execute_uspace_hit(struct dp_xdp *dp, struct dp_packet *packet,
         return false;
     }
     COVERAGE_INC(xdp_uspace_hit);
+    dp_xdp_uspace_count(&dp->uspace.n_uspace_hit);
     execute_actions(dp, packet, actions, depth);
     ofpbuf_delete(actions);
     return true;
@@ -667,6 +669,7 @@ execute_recirc(struct dp_xdp_execute_ctx *ctx, struct dp_packet_batch *batch,
             struct dp_xdp_action_upcall *au;
 
             COVERAGE_INC(xdp_upcall_recirc_miss);
+            dp_xdp_uspace_count(&ctx->dp->uspace.n_miss);
             au = upcall_build(DPIF_UC_MISS, p, dp_packet_size(p));
             upcall_queue(ctx->dp, au, flow_hash_5tuple(&flow, 0));
             dp_packet_delete(p);
@@ -750,6 +753,7 @@ dp_xdp_execute(struct dp_xdp *dp, struct dpif_execute *execute)
      * becomes of it goes back into 'execute->packet'. */
     struct dp_packet *packet = dp_packet_clone(execute->packet);
 
+    dp_xdp_uspace_count(&dp->uspace.n_execute);
     /* No RSS hash, as in execute_actions(). */
     dp_packet_reset_offload(packet);
     dp_packet_batch_init_packet(&batch, packet);
@@ -798,17 +802,20 @@ execute_miss_uspace(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 static void
 execute_slow_path(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 {
-    struct ofpbuf *actions = dp_xdp_flow_actions_by_slot(dp, buf->up.slot);
-    struct dp_packet *packet;
+    struct dp_packet *packet = upcall_packet(buf);
+    struct ofpbuf *actions;
+    struct flow flow;
 
-    if (!actions) {
-        return;                 /* The flow went away meanwhile. */
-    }
-    packet = upcall_packet(buf);
     /* odp_execute_actions() finds the headers through the packet's layer
      * offsets, which only parsing sets. */
-    struct flow flow;
     flow_extract(packet, &flow);
+    actions = dp_xdp_flow_slow_path_hit(dp, buf->up.slot, buf->up.pkt_len,
+                                        (flow.nw_proto == IPPROTO_TCP
+                                         ? ntohs(flow.tcp_flags) : 0));
+    if (!actions) {
+        dp_packet_delete(packet);
+        return;                 /* The flow went away meanwhile. */
+    }
     complete_partial_csum(packet, &flow);
     execute_actions(dp, packet, actions, 0);
     ofpbuf_delete(actions);
@@ -978,15 +985,18 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
                 break;
             }
             COVERAGE_INC(xdp_upcall_miss);
+            dp_xdp_uspace_count(&dp->uspace.n_miss);
             make_miss_upcall(buf, upcall, ofpbuf);
             free(buf);
             error = 0;
             goto out;
         case XDP_DP_UPCALL_SLOW_PATH:
             COVERAGE_INC(xdp_upcall_slow_path);
+            dp_xdp_uspace_count(&dp->uspace.n_slow_path);
             execute_slow_path(dp, buf);
             break;
         case XDP_DP_UPCALL_OUTPUT:
+            dp_xdp_uspace_count(&dp->uspace.n_output);
             execute_output(dp, buf);
             break;
         default:

@@ -1,0 +1,221 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* GSO segments that ovs-vswitchd sends: cutting them to the MTU.
+ *
+ * A port attached in generic mode (dispatcher/xdp-auto-mode.c) hands the
+ * program whole GSO segments of up to 64 kB, one packet for what the wire
+ * carries as dozens.  The program switches them whole, through its TC half,
+ * and the kernel segments them where a device needs it.  But the packets
+ * that go up to ovs-vswitchd (misses, slow-path flows such as ct()) arrive
+ * as plain frames, with nothing left of the skb's GSO state, and a frame
+ * longer than the device's MTU cannot be sent through a packet socket
+ * (EMSGSIZE).  So before ovs-vswitchd sends a packet on a port, it cuts a
+ * TCP packet that is too long into segments that fit, as the kernel's
+ * tcp_gso_segment() would: the same headers, the payload in pieces of the
+ * MTU less the headers, the sequence number advanced, FIN and PSH only on
+ * the last piece and CWR only on the first, IPv4 identifiers counting up
+ * and every checksum computed anew.
+ *
+ * Open vSwitch 3.1 has no software segmentation of its own (its
+ * userspace TSO hands segments to the kernel only through tap devices'
+ * virtio-net headers), so this is written here.  UDP GSO segments (QUIC)
+ * cannot be cut right: the segment size is in the skb, which the frame
+ * does not carry; they are dropped, logged and counted
+ * (xdp_gso_unsupported). */
+
+#include <config.h>
+
+#include "dpif-xdp-private.h"
+
+#include <netinet/ip6.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "csum.h"
+#include "dp-packet.h"
+#include "flow.h"
+#include "netdev.h"
+#include "openvswitch/vlog.h"
+#include "packets.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(dpif_xdp_gso);
+
+COVERAGE_DEFINE(xdp_gso_segmented);
+COVERAGE_DEFINE(xdp_gso_unsupported);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+
+/* Sends 'batch' (taking its packets) on 'netdev' if it holds any, and
+ * empties it. */
+static void
+flush(struct netdev *netdev, struct dp_packet_batch *batch)
+{
+    if (dp_packet_batch_size(batch)) {
+        netdev_send(netdev, 0, batch, true);
+        dp_packet_batch_init(batch);
+    }
+}
+
+/* Appends 'p' to 'batch', first sending 'batch' if it is full. */
+static void
+add(struct netdev *netdev, struct dp_packet_batch *batch, struct dp_packet *p)
+{
+    if (dp_packet_batch_is_full(batch)) {
+        flush(netdev, batch);
+    }
+    dp_packet_batch_add(batch, p);
+}
+
+/* Cuts TCP packet 'p' into segments whose IP packets fit in 'mtu' bytes,
+ * appending them to 'batch' (sent on 'netdev' whenever it fills).  Returns
+ * false, without touching 'p', if 'p' is not a TCP packet that can be cut
+ * so. */
+static bool
+segment_tcp(struct netdev *netdev, struct dp_packet *p, int mtu,
+            struct dp_packet_batch *batch)
+{
+    struct flow flow;
+
+    flow_extract(p, &flow);
+    if (flow.nw_proto != IPPROTO_TCP || flow.nw_frag & FLOW_NW_FRAG_ANY
+        || !dp_packet_l3(p) || !dp_packet_l4(p)
+        || dp_packet_l4_size(p) < TCP_HEADER_LEN) {
+        return false;
+    }
+
+    const char *data = dp_packet_data(p);
+    const char *l3 = dp_packet_l3(p);
+    const struct tcp_header *tcp = dp_packet_l4(p);
+    bool ipv4 = flow.dl_type == htons(ETH_TYPE_IP);
+    size_t l3_len = (const char *) tcp - l3;
+    size_t tcp_len = TCP_OFFSET(tcp->tcp_ctl) * 4;
+    size_t ip_len;
+
+    if (ipv4) {
+        const struct ip_header *ip = (const void *) l3;
+
+        ip_len = ntohs(ip->ip_tot_len);
+    } else if (flow.dl_type == htons(ETH_TYPE_IPV6)) {
+        const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) l3;
+
+        if (l3_len != IPV6_HEADER_LEN) {
+            return false;       /* Extension headers: not here. */
+        }
+        ip_len = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
+    } else {
+        return false;
+    }
+
+    size_t hdr_len = (const char *) tcp - data + tcp_len;
+    if (tcp_len < TCP_HEADER_LEN || ip_len < l3_len + tcp_len
+        || (l3 - data) + ip_len > dp_packet_size(p)
+        || mtu <= (int) (l3_len + tcp_len) + 64) {
+        return false;
+    }
+
+    size_t payload = ip_len - l3_len - tcp_len;
+    size_t mss = mtu - l3_len - tcp_len;
+    uint32_t seq = ntohl(get_16aligned_be32(&tcp->tcp_seq));
+    uint16_t flags = TCP_FLAGS(tcp->tcp_ctl);
+    uint16_t ip_id = ipv4 ? ntohs(((const struct ip_header *) l3)->ip_id) : 0;
+
+    COVERAGE_INC(xdp_gso_segmented);
+    for (size_t ofs = 0, i = 0; ofs < payload; ofs += mss, i++) {
+        size_t n = MIN(mss, payload - ofs);
+        bool last = ofs + n >= payload;
+        struct dp_packet *s = dp_packet_new(hdr_len + n);
+        uint16_t seg_flags = flags;
+
+        dp_packet_put(s, data, hdr_len);
+        dp_packet_put(s, data + hdr_len + ofs, n);
+        s->packet_type = p->packet_type;
+        s->md = p->md;
+        dp_packet_set_l3(s, (char *) dp_packet_data(s) + (l3 - data));
+        dp_packet_set_l4(s, (char *) dp_packet_l3(s) + l3_len);
+
+        struct tcp_header *th = dp_packet_l4(s);
+        uint32_t pseudo;
+        if (ipv4) {
+            struct ip_header *ip = dp_packet_l3(s);
+
+            ip->ip_tot_len = htons(l3_len + tcp_len + n);
+            ip->ip_id = htons(ip_id + i);
+            ip->ip_csum = 0;
+            ip->ip_csum = csum(ip, l3_len);
+            pseudo = packet_csum_pseudoheader(ip);
+        } else {
+            struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(s);
+
+            ip6->ip6_plen = htons(tcp_len + n);
+            pseudo = packet_csum_pseudoheader6(ip6);
+        }
+        if (!last) {
+            seg_flags &= ~(TCP_FIN | TCP_PSH);
+        }
+        if (i) {
+            seg_flags &= ~TCP_CWR;
+        }
+        th->tcp_ctl = TCP_CTL(seg_flags, tcp_len / 4);
+        put_16aligned_be32(&th->tcp_seq, htonl(seq + ofs));
+        th->tcp_csum = 0;
+        th->tcp_csum = csum_finish(csum_continue(pseudo, th, tcp_len + n));
+        add(netdev, batch, s);
+    }
+    dp_packet_delete(p);
+    return true;
+}
+
+void
+dp_xdp_send_segmented(struct netdev *netdev, struct dp_packet_batch *batch)
+{
+    struct dp_packet_batch out;
+    struct dp_packet *p;
+    bool oversized = false;
+    int mtu;
+
+    if (netdev_get_mtu(netdev, &mtu)) {
+        netdev_send(netdev, 0, batch, true);
+        return;
+    }
+    /* Room for the Ethernet header and two VLAN headers, as the kernel's
+     * packet sockets allow. */
+    size_t max = mtu + ETH_HEADER_LEN + 2 * VLAN_HEADER_LEN;
+    DP_PACKET_BATCH_FOR_EACH (i, p, batch) {
+        oversized |= dp_packet_size(p) > max;
+    }
+    if (!oversized) {
+        netdev_send(netdev, 0, batch, true);
+        return;
+    }
+
+    dp_packet_batch_init(&out);
+    DP_PACKET_BATCH_FOR_EACH (i, p, batch) {
+        if (dp_packet_size(p) <= max) {
+            add(netdev, &out, p);
+        } else if (!segment_tcp(netdev, p, mtu, &out)) {
+            COVERAGE_INC(xdp_gso_unsupported);
+            VLOG_WARN_RL(&rl, "%s: dropped a %"PRIu32"-byte packet that is "
+                         "longer than the MTU (%d) and is not TCP that can "
+                         "be segmented", netdev_get_name(netdev),
+                         dp_packet_size(p), mtu);
+            dp_packet_delete(p);
+        }
+    }
+    dp_packet_batch_init(batch);
+    flush(netdev, &out);
+}
