@@ -59,6 +59,7 @@ const char *
 xdp_attach_mode_to_string(enum xdp_attach_mode mode)
 {
     switch (mode) {
+    case XDP_ATTACH_AUTO: return "auto";
     case XDP_ATTACH_BEST_EFFORT: return "best-effort";
     case XDP_ATTACH_NATIVE: return "native";
     case XDP_ATTACH_GENERIC: return "generic";

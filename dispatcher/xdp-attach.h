@@ -22,7 +22,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct ds;
+
 enum xdp_attach_mode {
+    XDP_ATTACH_AUTO,            /* Chosen per device by xdp_auto_mode()
+                                 * (xdp-auto-mode.c): never handed to
+                                 * xdp_attach_port() itself. */
     XDP_ATTACH_BEST_EFFORT,     /* Native if the driver has it, else
                                  * generic. */
     XDP_ATTACH_NATIVE,          /* Native (driver) mode only. */
@@ -49,5 +54,9 @@ int xdp_attach_swap(const char *name, struct xdp_attachment *,
                     int xdp_prog_fd, int tc_prog_fd);
 void xdp_detach_port(const char *name, const char *pin_path,
                      struct xdp_attachment *);
+
+/* xdp-auto-mode.c */
+enum xdp_attach_mode xdp_auto_mode(const char *name, int ifindex,
+                                   struct ds *why);
 
 #endif /* xdp-attach.h */

@@ -222,6 +222,10 @@ dpif_xdp_unixctl_dispatcher_show(struct unixctl_conn *conn, int argc,
             xdp_dispatcher_format_attachment(&s, &port->att);
             ds_put_format(&s, ", transmit by %s\n",
                           tx_mode_to_string(port->tx_mode));
+            if (port->mode == XDP_ATTACH_AUTO) {
+                ds_put_format(&s, "    xdp-mode auto: %s\n",
+                              ds_cstr(&port->mode_why));
+            }
         }
         ovs_mutex_unlock(&dp->port_mutex);
     }
@@ -527,6 +531,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
         unixctl_command_register("dpif-xdp/maps-show", "[dp]", 0, 1,
                                  dpif_xdp_unixctl_maps_show, NULL);
         dp_xdp_compile_register_commands();
+        dp_xdp_stats_register_commands();
         ovsthread_once_done(&once);
     }
 
@@ -699,43 +704,6 @@ dpif_xdp_destroy(struct dpif *dpif)
     return 0;
 }
 
-/* Stores in '*sum' the datapath's counters (xdp_dp_stats) summed over the
- * CPUs.  Returns 0 or a positive errno (then '*sum' is all zeros). */
-int
-dp_xdp_read_stats(struct dp_xdp *dp, struct xdp_dp_stats *sum)
-{
-    int n_cpus = libbpf_num_possible_cpus();
-    struct xdp_dp_stats *per_cpu;
-    uint32_t zero = 0;
-    int error = 0;
-
-    /* Every member is a 64-bit counter: sum them as an array. */
-    BUILD_ASSERT_DECL(sizeof *sum % sizeof(uint64_t) == 0);
-    enum { N_COUNTERS = sizeof *sum / sizeof(uint64_t) };
-
-    memset(sum, 0, sizeof *sum);
-    if (n_cpus <= 0) {
-        return n_cpus ? -n_cpus : EINVAL;
-    }
-    per_cpu = xcalloc(n_cpus, sizeof *per_cpu);
-    if (bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_stats), &zero,
-                            per_cpu)) {
-        error = errno;
-    } else {
-        uint64_t *total = (uint64_t *) sum;
-
-        for (int i = 0; i < n_cpus; i++) {
-            const uint64_t *c = (const uint64_t *) &per_cpu[i];
-
-            for (int j = 0; j < N_COUNTERS; j++) {
-                total[j] += c[j];
-            }
-        }
-    }
-    free(per_cpu);
-    return error;
-}
-
 static int
 dpif_xdp_get_stats(const struct dpif *dpif, struct dpif_dp_stats *stats)
 {
@@ -744,7 +712,9 @@ dpif_xdp_get_stats(const struct dpif *dpif, struct dpif_dp_stats *stats)
 
     memset(stats, 0, sizeof *stats);
     dp_xdp_read_stats(dp, &sum);
-    stats->n_hit = sum.n_hit;
+    /* OVS's "hit" is a packet that matched a flow in the datapath, a
+     * slow-path flow too. */
+    stats->n_hit = sum.n_hit + sum.n_slow_path;
     stats->n_missed = sum.n_missed;
     stats->n_lost = sum.n_lost + dp_xdp_upcall_lost(dp);
     stats->n_mask_hit = sum.n_mask_hit;
@@ -879,6 +849,39 @@ setup_internal_port(struct dp_xdp *dp, struct dp_xdp_port *port,
     return 0;
 }
 
+/* The attach mode for 'port' now: its other_config:xdp-mode, or for
+ * "auto" what xdp_auto_mode() chooses for the device the program runs on,
+ * with the reason in 'port->mode_why'; XDP_ATTACH_AUTO if it cannot
+ * tell. */
+static enum xdp_attach_mode
+port_attach_mode(struct dp_xdp_port *port)
+{
+    if (port->mode != XDP_ATTACH_AUTO) {
+        ds_clear(&port->mode_why);
+        return port->mode;
+    }
+    return xdp_auto_mode(netdev_get_name(port->tx_netdev),
+                         port->xdp_ifindex, &port->mode_why);
+}
+
+/* Whether 'port''s program is attached as attach mode 'mode' asks. */
+static bool
+port_attached_as(const struct dp_xdp_port *port, enum xdp_attach_mode mode)
+{
+    switch (mode) {
+    case XDP_ATTACH_NATIVE:
+        return port->att.native;
+    case XDP_ATTACH_GENERIC:
+        return !port->att.native;
+    case XDP_ATTACH_BEST_EFFORT:
+        /* Native, or generic after native failed when it was tried. */
+        return port->att.native || port->att_mode == XDP_ATTACH_BEST_EFFORT;
+    case XDP_ATTACH_AUTO:
+    default:
+        return false;
+    }
+}
+
 /* Tells the program about 'port' and attaches it there. */
 static int
 attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
@@ -891,14 +894,26 @@ attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
         .ifindex = tx_ifindex,
         .tx_mode = port->tx_mode,
     };
+    int in_fd = bpf_map__fd(dp->skel->maps.xdp_dp_in_ports);
+    uint32_t in_value;
     int error;
 
+    /* Until the program is known to run natively, its packets may be GSO
+     * segments: the flag sends their outputs through the TC half, which
+     * is right in either mode (see XDP_DP_IN_PORT_F_GENERIC). */
+    port->att_mode = port_attach_mode(port);
+    if (port->att_mode == XDP_ATTACH_AUTO) {
+        port->att_mode = XDP_ATTACH_BEST_EFFORT;
+        ds_clear(&port->mode_why);
+        ds_put_cstr(&port->mode_why, "the device could not be inspected: "
+                    "native if the driver has it");
+    }
+    in_value = port_no | XDP_DP_IN_PORT_F_GENERIC;
     if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
                             &port_no, &value, BPF_ANY)
         || bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_tx_ports),
                                &port_no, &tx_ifindex, BPF_ANY)
-        || bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
-                               &xdp_ifindex, &port_no, BPF_ANY)) {
+        || bpf_map_update_elem(in_fd, &xdp_ifindex, &in_value, BPF_ANY)) {
         error = errno;
         VLOG_WARN("%s: cannot add port %s to the XDP program's maps (%s)",
                   dp->name, dev, ovs_strerror(error));
@@ -909,12 +924,19 @@ attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
                  ? xdp_pin_link_path(dp->name, port->xdp_ifindex) : NULL);
     dp_xdp_claim_stale_link(dp, port->xdp_ifindex);
     error = xdp_attach_port(dev, port->xdp_ifindex, dp->xdp_prog_fd,
-                            dp->tc_prog_fd, port->mode, pin, &port->att);
+                            dp->tc_prog_fd, port->att_mode, pin, &port->att);
     free(pin);
     if (error) {
-        bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
-                            &xdp_ifindex);
+        bpf_map_delete_elem(in_fd, &xdp_ifindex);
         return error;
+    }
+    if (port->att.native) {
+        in_value = port_no;
+        if (bpf_map_update_elem(in_fd, &xdp_ifindex, &in_value, BPF_ANY)) {
+            VLOG_WARN("%s: port %s: cannot mark it native in the XDP "
+                      "program's maps (%s): its outputs take the TC path",
+                      dp->name, dev, ovs_strerror(errno));
+        }
     }
     port->attached = true;
     return 0;
@@ -957,6 +979,7 @@ dp_xdp_port_destroy(struct dp_xdp *dp, struct dp_xdp_port *port)
     }
     netdev_close(port->tx_netdev);
     netdev_close(port->netdev);
+    ds_destroy(&port->mode_why);
     free(port->peer_name);
     free(port->type);
     free(port);
@@ -1032,7 +1055,8 @@ dp_xdp_previous_port_no(struct dp_xdp *dp, const struct netdev *netdev)
     if (!ifindex
         || bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
                                &ifindex, &port_no)
-        || !port_no || port_no >= DP_XDP_MAX_PORTS
+        || !(port_no &= XDP_DP_IN_PORT_MASK)
+        || port_no >= DP_XDP_MAX_PORTS
         || dp_xdp_lookup_port(dp, u32_to_odp(port_no))) {
         return ODPP_NONE;
     }
@@ -1131,7 +1155,9 @@ dpif_xdp_port_del(struct dpif *dpif, odp_port_t port_no)
 static bool
 parse_xdp_mode(const char *s, enum xdp_attach_mode *mode)
 {
-    if (!s || !strcmp(s, "best-effort")) {
+    if (!s || !strcmp(s, "auto")) {
+        *mode = XDP_ATTACH_AUTO;
+    } else if (!strcmp(s, "best-effort")) {
         *mode = XDP_ATTACH_BEST_EFFORT;
     } else if (!strcmp(s, "native")) {
         *mode = XDP_ATTACH_NATIVE;
@@ -1190,7 +1216,10 @@ update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
  * not options: ofproto hands 'options' to the netdev, and Linux system
  * devices take none, while other_config goes to the datapath (as
  * dpif-netdev's pmd-rxq-affinity does).  'xdp-mode' takes the values of
- * OVS's afxdp ports: native, generic, best-effort (the default).
+ * OVS's afxdp ports, native, generic and best-effort, and "auto" (the
+ * default), which chooses per device (dispatcher/xdp-auto-mode.c) and
+ * chooses again at every reconfiguration, so that a port follows its
+ * veth's peer when an XDP program comes or goes there.
  *
  * 'xdp-tx' says how the program sends to the port: "redirect" (XDP
  * redirect through the devmap), "skb" (through the TC half), or "auto"
@@ -1216,7 +1245,7 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
 
     if (!parse_xdp_mode(value, &mode)) {
         VLOG_WARN("%s: port %"PRIu32": other_config:xdp-mode=%s is not "
-                  "one of native, generic, best-effort; ignored",
+                  "one of auto, native, generic, best-effort; ignored",
                   dp->name, odp_to_u32(port_no), value);
         return EINVAL;
     }
@@ -1239,15 +1268,21 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
                   netdev_get_name(port->netdev),
                   tx_mode_to_string(port->tx_mode));
     }
-    if (mode == port->mode) {
+    if (mode == port->mode && mode != XDP_ATTACH_AUTO) {
         goto out;
     }
     port->mode = mode;
-    if (!port->attached
-        || (mode == XDP_ATTACH_NATIVE && port->att.native)
-        || (mode == XDP_ATTACH_GENERIC && !port->att.native)
-        || (mode == XDP_ATTACH_BEST_EFFORT && port->att.native)) {
-        goto out;               /* Already attached as asked. */
+    if (!port->attached) {
+        goto out;
+    }
+    enum xdp_attach_mode effective = port_attach_mode(port);
+    if (effective == XDP_ATTACH_AUTO || port_attached_as(port, effective)) {
+        /* Attached as asked, or "auto" cannot tell now (the device is
+         * going away, say): leave it. */
+        if (effective != XDP_ATTACH_AUTO) {
+            port->att_mode = effective;
+        }
+        goto out;
     }
 
     detach_port(dp, port);
