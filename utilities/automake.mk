@@ -11,6 +11,7 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-common.h \
 	utilities/bench-dispatch.c \
 	utilities/bench-fastpath.c \
+	utilities/bench-tcp.c \
 	utilities/bench-forward.c \
 	utilities/bench-latency.c \
 	utilities/bench-stats.c

@@ -706,14 +706,19 @@ fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw, struct ds *why)
 
     /* The sink's end of its veth runs an XDP program, so it has NAPI and
      * XDP redirect delivers into it: ask ovs-xdp for the XDP redirect
-     * path, which it does not choose for veths by itself. */
+     * path, which it does not choose for veths by itself.  The generator
+     * stands for a NIC's receive path: its frames are XDP frames, but it
+     * runs through BPF_PROG_TEST_RUN, not as an attached program, so
+     * xdp-mode=auto would take its veth for a container's (generic mode,
+     * to keep TSO) and must be told to attach natively. */
     if (!error && sw->kind == FWD_OVS_XDP) {
         struct ds output = DS_EMPTY_INITIALIZER;
 
         if (bench_ovs_run(fwd_switch_ovs(fwd, sw), &output,
                           "ovs-vsctl set interface %s "
-                          "other_config:xdp-tx=redirect",
-                          fwd->sink.root_name)) {
+                          "other_config:xdp-tx=redirect -- set interface %s "
+                          "other_config:xdp-mode=native",
+                          fwd->sink.root_name, fwd->gen.root_name)) {
             bench_explain(why, "ovs-vsctl set interface", 1, &output);
             error = EIO;
         }

@@ -42,6 +42,8 @@ static const struct bench_mode {
       "ns per packet with and without an XDP dispatcher entry" },
     { "fastpath", bench_fastpath_main,
       "ns per packet: compiled against generic program, 1 to 64 masks" },
+    { "tcp", bench_tcp_main,
+      "TCP bulk throughput (iperf3) between two namespaces" },
 };
 
 static void

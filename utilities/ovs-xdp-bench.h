@@ -25,5 +25,6 @@ int bench_forward_main(int argc, char *argv[]);
 int bench_latency_main(int argc, char *argv[]);
 int bench_dispatch_main(int argc, char *argv[]);
 int bench_fastpath_main(int argc, char *argv[]);
+int bench_tcp_main(int argc, char *argv[]);
 
 #endif /* ovs-xdp-bench.h */

@@ -31,12 +31,13 @@ jobs=${JOBS:-$(nproc)}
 
 # Debian packages: the build (compilers, autotools, libraries, OVS's own
 # source), the stock Open vSwitch daemons and tools the sandbox talks to, and
-# what the demo and the system tests run (ip, ping, ethtool).
+# what the demo and the system tests run (ip, ping, ethtool), and the
+# benchmarks' TCP load and charts (iperf3, gnuplot).
 PACKAGES="build-essential autoconf automake libtool pkg-config python3
   libssl-dev libcap-ng-dev libnuma-dev libunbound-dev libbpf-dev libxdp-dev
   clang llvm bpftool openvswitch-source openvswitch-common
   openvswitch-switch iproute2 iputils-ping ethtool procps strace wget
-  tcpdump netcat-openbsd"
+  tcpdump netcat-openbsd iperf3 gnuplot-nox"
 
 log() { printf 'quickstart: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }

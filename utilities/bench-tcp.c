@@ -1,0 +1,746 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* ovs-xdp-bench tcp: TCP bulk throughput between two containers.
+ *
+ * What containers send is TCP, which the kernel moves between local
+ * interfaces as GSO segments of up to 64 kB, one forwarding decision each;
+ * the 'forward' mode's 64-byte frames say nothing about it.  This mode
+ * runs iperf3 (Debian's) between two network namespaces, a client's and a
+ * server's, each joined to the root namespace by a veth pair whose root
+ * ends the switch under test takes as ports, and measures the server's
+ * received throughput:
+ *
+ *     [client ns] veth0 ==== oxbcPID  (switch)  oxbvPID ==== veth0 [server ns]
+ *
+ * The floor is a veth pair joining the two namespaces directly, the best
+ * the kernel can do with no switch at all.  Each run measures every
+ * selected switch, for every MTU and number of streams, in turn (so that
+ * the slow drifts of a shared machine spread over all of them); the
+ * result is the median of the runs, with the spread, and its ratio to the
+ * floor and to the Linux bridge.  All MTUs are set on all four veth ends
+ * (and the floor's pair) before each measurement.  iperf3's first second
+ * is left out (-O 1): flow setup and slow start. */
+
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench-common.h"
+#include "command-line.h"
+#include "fatal-signal.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/json.h"
+#include "openvswitch/shash.h"
+#include "openvswitch/util.h"
+#include "ovs-xdp-bench.h"
+#include "packets.h"
+#include "util.h"
+
+/* Debian's own ovs-vswitchd (openvswitch-switch). */
+#define TCP_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
+
+/* iperf3's port. */
+#define TCP_PORT 5201
+
+enum tcp_kind {
+    TCP_FLOOR,                  /* A veth pair between the namespaces. */
+    TCP_OVS_XDP,                /* ovs-vswitchd-xdp, datapath_type=xdp. */
+    TCP_OVS_STOCK,              /* Debian's ovs-vswitchd, netdev. */
+    TCP_LINUX_BRIDGE,           /* The kernel's bridge. */
+};
+
+/* A switch under test. */
+struct tcp_switch {
+    const char *name;           /* For --switches and the table. */
+    const char *description;    /* One line for the table's legend. */
+    enum tcp_kind kind;
+    const char *port_type;      /* TCP_OVS_STOCK: Interface type, NULL for
+                                 * system ports. */
+    const char *xdp_mode;       /* TCP_OVS_XDP: other_config:xdp-mode of
+                                 * both ports, NULL for the default. */
+};
+
+static const struct tcp_switch tcp_switches[] = {
+    { "floor", "a veth pair joining the two namespaces directly",
+      TCP_FLOOR, NULL, NULL },
+    { "linux-bridge", "Linux bridge (ip link add type bridge)",
+      TCP_LINUX_BRIDGE, NULL, NULL },
+    { "ovs-xdp", "ovs-vswitchd-xdp, datapath_type=xdp, actions=normal, "
+      "default xdp-mode (auto)", TCP_OVS_XDP, NULL, NULL },
+    { "ovs-xdp-drv", "the same with xdp-mode=best-effort (native where "
+      "the kernel allows it; takes TSO from the namespaces)",
+      TCP_OVS_XDP, NULL, "best-effort" },
+    { "ovs-system", "Debian ovs-vswitchd, datapath_type=netdev, system "
+      "ports, actions=normal", TCP_OVS_STOCK, NULL, NULL },
+    { "ovs-afxdp", "Debian ovs-vswitchd, datapath_type=netdev, type=afxdp "
+      "ports, actions=normal", TCP_OVS_STOCK, "afxdp", NULL },
+};
+#define TCP_N_SWITCHES ARRAY_SIZE(tcp_switches)
+#define TCP_FLOOR_IDX 0
+#define TCP_BRIDGE_IDX 1
+
+#define TCP_MAX_CASES 8         /* MTUs and stream counts, each. */
+#define TCP_MAX_RUNS 100
+
+/* The results of one switch in one case (MTU, streams). */
+struct tcp_result {
+    char *skipped;              /* Why it was not measured, or NULL. */
+    size_t n;                   /* Runs measured. */
+    double gbps[TCP_MAX_RUNS];  /* Received Gbit/s, per run. */
+};
+
+struct tcp_options {
+    double duration;            /* Seconds measured per run. */
+    int runs;                   /* Runs per case. */
+    int mtus[TCP_MAX_CASES];    /* --mtus. */
+    size_t n_mtus;
+    int streams[TCP_MAX_CASES]; /* --streams. */
+    size_t n_streams;
+    bool selected[TCP_N_SWITCHES];  /* --switches. */
+    char *json_file;            /* --json, or NULL. */
+    char *vswitchd_xdp;         /* ovs-vswitchd-xdp. */
+    char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
+};
+
+/* The whole benchmark, reachable from the cleanup hook. */
+struct tcp_bench {
+    struct tcp_options opts;
+    struct tcp_result results[TCP_MAX_CASES][TCP_MAX_CASES][TCP_N_SWITCHES];
+
+    struct bench_pair client;   /* Client's veth pair, 10.77.0.1. */
+    struct bench_pair server;   /* Server's veth pair, 10.77.0.2. */
+    char *floor_client;         /* The floor's veth ends: 10.78.0.1 in */
+    char *floor_server;         /* the client's namespace, 10.78.0.2 in
+                                 * the server's. */
+    bool floor_created;
+    char *ovs_bridge;
+    char *linux_bridge;
+    struct bench_ovs ovs_xdp;
+    struct bench_ovs ovs_stock;
+    const struct tcp_switch *active;    /* Set up now, or NULL. */
+};
+
+static const struct eth_addr tcp_client_mac = ETH_ADDR_C(02,6f,78,62,01,01);
+static const struct eth_addr tcp_server_mac = ETH_ADDR_C(02,6f,78,62,01,02);
+
+static void
+tcp_usage(void)
+{
+    printf("\
+%s tcp: TCP bulk throughput through ovs-xdp and the alternatives\n\
+usage: %s tcp [OPTION]...\n\
+\n\
+Runs iperf3 between two network namespaces through each switch in turn\n\
+and reports the received throughput.  Needs root and iperf3.\n\
+\n\
+Options:\n\
+  --duration=SECONDS     measure each run this long (default 3)\n\
+  --runs=N               runs per case, alternating (default 3)\n\
+  --mtus=LIST            comma-separated MTUs (default 1500,9000)\n\
+  --streams=LIST         comma-separated parallel streams (default 1,4)\n\
+  --switches=LIST        comma-separated, from: floor, linux-bridge,\n\
+                         ovs-xdp, ovs-xdp-drv, ovs-system, ovs-afxdp\n\
+                         (default: all)\n\
+  --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
+                         or from $PATH)\n\
+  --vswitchd=PATH        stock ovs-vswitchd (default:\n\
+                         %s)\n\
+  --json=FILE            also write the results to FILE\n\
+  -h, --help             display this help message\n",
+           program_name, program_name, TCP_STOCK_VSWITCHD);
+}
+
+static const char *
+tcp_switch_name(size_t i)
+{
+    return tcp_switches[i].name;
+}
+
+/* Parses a comma-separated list of integers from 'min' to 'max' into
+ * 'values'. */
+static size_t
+tcp_parse_list(const char *option, const char *arg, int min, int max,
+               int values[TCP_MAX_CASES])
+{
+    char *copy = xstrdup(arg), *save = NULL;
+    size_t n = 0;
+
+    for (char *tok = strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int value;
+
+        if (n >= TCP_MAX_CASES || !str_to_int(tok, 10, &value)
+            || value < min || value > max) {
+            ovs_fatal(0, "%s: \"%s\" is not a list of at most %d numbers "
+                      "from %d to %d", option, arg, TCP_MAX_CASES, min, max);
+        }
+        values[n++] = value;
+    }
+    free(copy);
+    if (!n) {
+        ovs_fatal(0, "%s: empty list", option);
+    }
+    return n;
+}
+
+static void
+tcp_parse_options(struct tcp_bench *tb, int argc, char *argv[])
+{
+    enum {
+        OPT_DURATION = UCHAR_MAX + 1,
+        OPT_RUNS,
+        OPT_MTUS,
+        OPT_STREAMS,
+        OPT_SWITCHES,
+        OPT_VSWITCHD_XDP,
+        OPT_VSWITCHD,
+        OPT_JSON,
+    };
+    static const struct option long_options[] = {
+        {"duration", required_argument, NULL, OPT_DURATION},
+        {"runs", required_argument, NULL, OPT_RUNS},
+        {"mtus", required_argument, NULL, OPT_MTUS},
+        {"streams", required_argument, NULL, OPT_STREAMS},
+        {"switches", required_argument, NULL, OPT_SWITCHES},
+        {"vswitchd-xdp", required_argument, NULL, OPT_VSWITCHD_XDP},
+        {"vswitchd", required_argument, NULL, OPT_VSWITCHD},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    char *short_options = ovs_cmdl_long_options_to_short_options(long_options);
+    struct tcp_options *opts = &tb->opts;
+    int runs[TCP_MAX_CASES];
+
+    opts->duration = 3;
+    opts->runs = 3;
+    opts->mtus[0] = 1500;
+    opts->mtus[1] = 9000;
+    opts->n_mtus = 2;
+    opts->streams[0] = 1;
+    opts->streams[1] = 4;
+    opts->n_streams = 2;
+    for (size_t i = 0; i < TCP_N_SWITCHES; i++) {
+        opts->selected[i] = true;
+    }
+
+    for (;;) {
+        int c = getopt_long(argc, argv, short_options, long_options, NULL);
+        char *end;
+
+        if (c == -1) {
+            break;
+        }
+        switch (c) {
+        case OPT_DURATION:
+            opts->duration = strtod(optarg, &end);
+            if (*end || !(opts->duration >= 1) || opts->duration > 600) {
+                ovs_fatal(0, "--duration: \"%s\" is not a number of seconds "
+                          "from 1 to 600", optarg);
+            }
+            break;
+        case OPT_RUNS:
+            tcp_parse_list("--runs", optarg, 1, TCP_MAX_RUNS, runs);
+            opts->runs = runs[0];
+            break;
+        case OPT_MTUS:
+            opts->n_mtus = tcp_parse_list("--mtus", optarg, 1280, 65000,
+                                          opts->mtus);
+            break;
+        case OPT_STREAMS:
+            opts->n_streams = tcp_parse_list("--streams", optarg, 1, 128,
+                                             opts->streams);
+            break;
+        case OPT_SWITCHES:
+            bench_select(optarg, tcp_switch_name, TCP_N_SWITCHES,
+                         opts->selected);
+            break;
+        case OPT_VSWITCHD_XDP:
+            free(opts->vswitchd_xdp);
+            opts->vswitchd_xdp = xstrdup(optarg);
+            break;
+        case OPT_VSWITCHD:
+            free(opts->vswitchd_stock);
+            opts->vswitchd_stock = xstrdup(optarg);
+            break;
+        case OPT_JSON:
+            free(opts->json_file);
+            opts->json_file = xstrdup(optarg);
+            break;
+        case 'h':
+            tcp_usage();
+            exit(EXIT_SUCCESS);
+        case '?':
+            exit(EXIT_FAILURE);
+        default:
+            OVS_NOT_REACHED();
+        }
+    }
+    free(short_options);
+    if (optind < argc) {
+        ovs_fatal(0, "tcp: unexpected argument \"%s\" (use --help)",
+                  argv[optind]);
+    }
+    if (!opts->vswitchd_xdp) {
+        opts->vswitchd_xdp = bench_default_vswitchd_xdp();
+    }
+    if (!opts->vswitchd_stock) {
+        opts->vswitchd_stock = xstrdup(TCP_STOCK_VSWITCHD);
+    }
+}
+
+/* Setting a switch up and down. */
+
+static struct bench_ovs *
+tcp_switch_ovs(struct tcp_bench *tb, const struct tcp_switch *sw)
+{
+    return sw->kind == TCP_OVS_XDP ? &tb->ovs_xdp : &tb->ovs_stock;
+}
+
+static int
+tcp_ovs_setup(struct tcp_bench *tb, const struct tcp_switch *sw,
+              struct ds *why)
+{
+    const char *ports[] = { tb->client.root_name, tb->server.root_name };
+    const char *flows[] = { "actions=normal" };
+    struct bench_ovs *ovs = tcp_switch_ovs(tb, sw);
+    int error;
+
+    error = bench_ovs_add_bridge(ovs, tb->ovs_bridge,
+                                 sw->kind == TCP_OVS_XDP ? "xdp" : "netdev",
+                                 sw->port_type, ports, ARRAY_SIZE(ports),
+                                 flows, ARRAY_SIZE(flows), why);
+    if (!error && sw->xdp_mode) {
+        struct ds output = DS_EMPTY_INITIALIZER;
+
+        if (bench_ovs_run(ovs, &output, "ovs-vsctl set interface %s "
+                          "other_config:xdp-mode=%s -- set interface %s "
+                          "other_config:xdp-mode=%s", ports[0], sw->xdp_mode,
+                          ports[1], sw->xdp_mode)) {
+            bench_explain(why, "ovs-vsctl set interface", 1, &output);
+            error = EIO;
+        }
+        ds_destroy(&output);
+    }
+    return error;
+}
+
+static void
+tcp_switch_teardown(struct tcp_bench *tb)
+{
+    const struct tcp_switch *sw = tb->active;
+
+    if (!sw) {
+        return;
+    }
+    switch (sw->kind) {
+    case TCP_FLOOR:
+        break;
+    case TCP_OVS_XDP:
+    case TCP_OVS_STOCK:
+        bench_ovs_del_bridge(tcp_switch_ovs(tb, sw), tb->ovs_bridge);
+        break;
+    case TCP_LINUX_BRIDGE:
+        bench_run(NULL, "ip link del %s", tb->linux_bridge);
+        break;
+    }
+    bench_xdp_clear(tb->client.root_name, sw->name);
+    bench_xdp_clear(tb->server.root_name, sw->name);
+    tb->active = NULL;
+}
+
+/* Sets every veth end's MTU to 'mtu', then sets switch 'sw' up.  Returns
+ * 0, or a positive errno after explaining in 'why'. */
+static int
+tcp_switch_setup(struct tcp_bench *tb, const struct tcp_switch *sw, int mtu,
+                 struct ds *why)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    int status, error = 0;
+
+    status = bench_run(&output,
+                       "ip link set %s mtu %d && ip link set %s mtu %d"
+                       " && nsenter --net=/run/netns/%s ip link set %s mtu %d"
+                       " && nsenter --net=/run/netns/%s ip link set %s mtu %d"
+                       " && nsenter --net=/run/netns/%s ip link set %s mtu %d"
+                       " && nsenter --net=/run/netns/%s ip link set %s mtu %d",
+                       tb->client.root_name, mtu, tb->server.root_name, mtu,
+                       tb->client.ns, tb->client.ns_name, mtu,
+                       tb->server.ns, tb->server.ns_name, mtu,
+                       tb->client.ns, tb->floor_client, mtu,
+                       tb->server.ns, tb->floor_server, mtu);
+    if (status) {
+        bench_explain(why, "setting the MTU", status, &output);
+        ds_destroy(&output);
+        return EIO;
+    }
+
+    tb->active = sw;
+    switch (sw->kind) {
+    case TCP_FLOOR:
+        break;
+    case TCP_OVS_XDP:
+    case TCP_OVS_STOCK:
+        error = tcp_ovs_setup(tb, sw, why);
+        break;
+    case TCP_LINUX_BRIDGE:
+        ds_clear(&output);
+        status = bench_run(&output, "ip link add %s type bridge"
+                           " && ip link set %s master %s"
+                           " && ip link set %s master %s"
+                           " && ip link set %s up",
+                           tb->linux_bridge,
+                           tb->client.root_name, tb->linux_bridge,
+                           tb->server.root_name, tb->linux_bridge,
+                           tb->linux_bridge);
+        if (status) {
+            bench_explain(why, "creating the Linux bridge", status, &output);
+            error = EIO;
+        }
+        break;
+    }
+    ds_destroy(&output);
+    if (error) {
+        tcp_switch_teardown(tb);
+    }
+    return error;
+}
+
+/* Measuring. */
+
+/* Returns the received throughput, in bits per second, that iperf3's JSON
+ * report 'report' gives, or a negative number if it has none. */
+static double
+tcp_parse_report(const char *report)
+{
+    struct json *json = json_from_string(report);
+    double bps = -1;
+
+    if (json->type == JSON_OBJECT) {
+        const struct json *end = shash_find_data(json_object(json), "end");
+        const struct json *sum = (end && end->type == JSON_OBJECT
+                                  ? shash_find_data(json_object(end),
+                                                    "sum_received")
+                                  : NULL);
+        const struct json *value = (sum && sum->type == JSON_OBJECT
+                                    ? shash_find_data(json_object(sum),
+                                                      "bits_per_second")
+                                    : NULL);
+
+        if (value && value->type == JSON_REAL) {
+            bps = json_real(value);
+        } else if (value && value->type == JSON_INTEGER) {
+            bps = json_integer(value);
+        }
+    }
+    json_destroy(json);
+    return bps;
+}
+
+/* Runs iperf3 with 'streams' streams through the switch that is set up.
+ * Returns 0 and stores the received Gbit/s in '*gbps', or a positive
+ * errno after explaining in 'why'. */
+static int
+tcp_measure(struct tcp_bench *tb, int streams, double *gbps, struct ds *why)
+{
+    bool floor = tb->active->kind == TCP_FLOOR;
+    const char *server_addr = floor ? "10.78.0.2" : "10.77.0.2";
+    char *pidfile = xasprintf("/tmp/%s-iperf3-%ld.pid", BENCH_PREFIX,
+                              (long) getpid());
+    struct ds output = DS_EMPTY_INITIALIZER;
+    int status, error = 0;
+    double bps;
+
+    unlink(pidfile);
+    status = bench_run(&output, "nsenter --net=/run/netns/%s iperf3 -s -1 "
+                       "-D -B %s -p %d -I %s", tb->server.ns, server_addr,
+                       TCP_PORT, pidfile);
+    if (status) {
+        bench_explain(why, "starting the iperf3 server", status, &output);
+        error = EIO;
+        goto out;
+    }
+    for (int i = 0; i < 50 && access(pidfile, F_OK); i++) {
+        bench_sleep(0.1);
+    }
+    bench_sleep(0.2);
+
+    ds_clear(&output);
+    status = bench_run(&output, "nsenter --net=/run/netns/%s iperf3 -c %s "
+                       "-p %d -t %.0f -O 1 -P %d -J", tb->client.ns,
+                       server_addr, TCP_PORT, tb->opts.duration + 1,
+                       streams);
+    bps = status ? -1 : tcp_parse_report(ds_cstr(&output));
+    if (bps <= 0) {
+        bench_explain(why, "iperf3 client", status ? status : 1, &output);
+        error = EIO;
+    } else {
+        *gbps = bps / 1e9;
+    }
+
+out:
+    /* The one-off server exits after its client; make sure. */
+    bench_run(NULL, "test -e %s && kill $(cat %s) 2>/dev/null; rm -f %s",
+              pidfile, pidfile, pidfile);
+    free(pidfile);
+    ds_destroy(&output);
+    return error;
+}
+
+/* Setup and cleanup. */
+
+static void
+tcp_cleanup(void *tb_)
+{
+    struct tcp_bench *tb = tb_;
+
+    tcp_switch_teardown(tb);
+    bench_ovs_destroy(&tb->ovs_xdp);
+    bench_ovs_destroy(&tb->ovs_stock);
+    bench_pair_destroy(&tb->client);
+    bench_pair_destroy(&tb->server);
+}
+
+static void
+tcp_setup(struct tcp_bench *tb)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    struct ds why = DS_EMPTY_INITIALIZER;
+    long pid = getpid();
+    int status;
+
+    tb->ovs_bridge = xasprintf("%sbr%ld", BENCH_PREFIX, pid);
+    tb->linux_bridge = xasprintf("%slb%ld", BENCH_PREFIX, pid);
+    tb->floor_client = xasprintf("%sfc%ld", BENCH_PREFIX, pid);
+    tb->floor_server = xasprintf("%sfs%ld", BENCH_PREFIX, pid);
+    if (bench_pair_create(&tb->client, "c", tcp_client_mac, "10.77.0.1/24",
+                          &why)
+        || bench_pair_create(&tb->server, "v", tcp_server_mac,
+                             "10.77.0.2/24", &why)) {
+        ovs_fatal(0, "cannot build the topology: %s", ds_cstr(&why));
+    }
+    /* The floor's pair lives in the namespaces, which take it with them
+     * when they go. */
+    status = bench_run(&output,
+                       "nsenter --net=/run/netns/%s ip link add %s type veth"
+                       " peer name %s netns %s"
+                       " && nsenter --net=/run/netns/%s ip addr add "
+                       "10.78.0.1/24 dev %s"
+                       " && nsenter --net=/run/netns/%s ip link set %s up"
+                       " && nsenter --net=/run/netns/%s ip addr add "
+                       "10.78.0.2/24 dev %s"
+                       " && nsenter --net=/run/netns/%s ip link set %s up",
+                       tb->client.ns, tb->floor_client, tb->floor_server,
+                       tb->server.ns,
+                       tb->client.ns, tb->floor_client,
+                       tb->client.ns, tb->floor_client,
+                       tb->server.ns, tb->floor_server,
+                       tb->server.ns, tb->floor_server);
+    if (status) {
+        bench_explain(&why, "creating the floor's veth pair", status,
+                      &output);
+        ovs_fatal(0, "%s", ds_cstr(&why));
+    }
+    fprintf(stderr, "topology: namespaces %s, %s; veths %s, %s\n",
+            tb->client.ns, tb->server.ns, tb->client.root_name,
+            tb->server.root_name);
+    ds_destroy(&output);
+    ds_destroy(&why);
+
+    bench_ovs_init(&tb->ovs_xdp, "ovs-vswitchd-xdp", tb->opts.vswitchd_xdp,
+                   NULL);
+    bench_ovs_init(&tb->ovs_stock, "Debian's ovs-vswitchd",
+                   tb->opts.vswitchd_stock, NULL);
+}
+
+/* Reporting. */
+
+static void
+tcp_print_table(const struct tcp_bench *tb)
+{
+    const struct tcp_options *o = &tb->opts;
+
+    printf("\nTCP throughput, iperf3, %.0f s x %d runs, received Gbit/s "
+           "(median, min-max)\n", o->duration, o->runs);
+    for (size_t m = 0; m < o->n_mtus; m++) {
+        for (size_t s = 0; s < o->n_streams; s++) {
+            const struct tcp_result *rs = tb->results[m][s];
+            double floor = (rs[TCP_FLOOR_IDX].n
+                            ? bench_median(rs[TCP_FLOOR_IDX].gbps,
+                                           rs[TCP_FLOOR_IDX].n) : 0);
+            double bridge = (rs[TCP_BRIDGE_IDX].n
+                             ? bench_median(rs[TCP_BRIDGE_IDX].gbps,
+                                            rs[TCP_BRIDGE_IDX].n) : 0);
+
+            printf("\nMTU %d, %d stream%s:\n", o->mtus[m], o->streams[s],
+                   o->streams[s] > 1 ? "s" : "");
+            printf("  %-14s %8s %15s %9s %10s\n", "switch", "Gbit/s",
+                   "min-max", "/floor", "/bridge");
+            for (size_t i = 0; i < TCP_N_SWITCHES; i++) {
+                const struct tcp_result *r = &rs[i];
+
+                if (!o->selected[i]) {
+                    continue;
+                }
+                if (!r->n) {
+                    printf("  %-14s skipped: %s\n", tcp_switches[i].name,
+                           r->skipped ? r->skipped : "not measured");
+                    continue;
+                }
+                double med = bench_median(r->gbps, r->n);
+                printf("  %-14s %8.2f %7.2f-%-7.2f", tcp_switches[i].name,
+                       med, bench_min(r->gbps, r->n),
+                       bench_max(r->gbps, r->n));
+                if (floor) {
+                    printf(" %9.2f", med / floor);
+                } else {
+                    printf(" %9s", "-");
+                }
+                if (bridge) {
+                    printf(" %10.2f\n", med / bridge);
+                } else {
+                    printf(" %10s\n", "-");
+                }
+            }
+        }
+    }
+    printf("\nswitches:\n");
+    for (size_t i = 0; i < TCP_N_SWITCHES; i++) {
+        if (o->selected[i]) {
+            printf("  %-14s %s\n", tcp_switches[i].name,
+                   tcp_switches[i].description);
+        }
+    }
+}
+
+static void
+tcp_write_json(const struct tcp_bench *tb)
+{
+    const struct tcp_options *o = &tb->opts;
+    struct json *cases = json_array_create_empty();
+
+    for (size_t m = 0; m < o->n_mtus; m++) {
+        for (size_t s = 0; s < o->n_streams; s++) {
+            struct json *c = json_object_create();
+            struct json *sws = json_object_create();
+
+            json_object_put(c, "mtu", json_integer_create(o->mtus[m]));
+            json_object_put(c, "streams",
+                            json_integer_create(o->streams[s]));
+            for (size_t i = 0; i < TCP_N_SWITCHES; i++) {
+                const struct tcp_result *r = &tb->results[m][s][i];
+                struct json *runs = json_array_create_empty();
+
+                if (!o->selected[i]) {
+                    continue;
+                }
+                for (size_t k = 0; k < r->n; k++) {
+                    json_array_add(runs, json_real_create(r->gbps[k]));
+                }
+                struct json *sw = json_object_create();
+                json_object_put(sw, "gbps", runs);
+                if (r->skipped) {
+                    json_object_put_string(sw, "skipped", r->skipped);
+                }
+                json_object_put(sws, tcp_switches[i].name, sw);
+            }
+            json_object_put(c, "switches", sws);
+            json_array_add(cases, c);
+        }
+    }
+    struct json *top = json_object_create();
+    json_object_put_string(top, "mode", "tcp");
+    json_object_put(top, "duration", json_real_create(o->duration));
+    json_object_put(top, "cases", cases);
+
+    char *text = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
+    FILE *f = fopen(o->json_file, "w");
+    if (!f || fputs(text, f) == EOF || fputc('\n', f) == EOF
+        || fclose(f)) {
+        ovs_fatal(errno, "%s: cannot write", o->json_file);
+    }
+    free(text);
+    json_destroy(top);
+}
+
+int
+bench_tcp_main(int argc, char *argv[])
+{
+    static struct tcp_bench tb;
+    const struct tcp_options *o = &tb.opts;
+    size_t n_measured = 0;
+    char *iperf3;
+
+    tcp_parse_options(&tb, argc, argv);
+    if (geteuid()) {
+        ovs_fatal(0, "tcp: must run as root (network namespaces need it)");
+    }
+    iperf3 = bench_find_program("iperf3");
+    if (!iperf3) {
+        ovs_fatal(0, "tcp: iperf3 is not installed (apt-get install "
+                  "iperf3)");
+    }
+    free(iperf3);
+
+    fatal_signal_add_hook(tcp_cleanup, NULL, &tb, true);
+    tcp_setup(&tb);
+
+    for (int run = 0; run < o->runs; run++) {
+        for (size_t m = 0; m < o->n_mtus; m++) {
+            for (size_t s = 0; s < o->n_streams; s++) {
+                for (size_t i = 0; i < TCP_N_SWITCHES; i++) {
+                    struct tcp_result *r = &tb.results[m][s][i];
+                    struct ds why = DS_EMPTY_INITIALIZER;
+                    double gbps;
+
+                    if (!o->selected[i] || r->skipped) {
+                        continue;
+                    }
+                    fprintf(stderr, "run %d/%d: MTU %d, %d stream(s): "
+                            "%-13s ", run + 1, o->runs, o->mtus[m],
+                            o->streams[s], tcp_switches[i].name);
+                    fflush(stderr);
+                    if (tcp_switch_setup(&tb, &tcp_switches[i], o->mtus[m],
+                                         &why)
+                        || tcp_measure(&tb, o->streams[s], &gbps, &why)) {
+                        fatal_signal_run();
+                        r->skipped = ds_steal_cstr(&why);
+                        fprintf(stderr, "skipped: %s\n", r->skipped);
+                    } else {
+                        r->gbps[r->n++] = gbps;
+                        n_measured++;
+                        fprintf(stderr, "%.2f Gbit/s\n", gbps);
+                    }
+                    tcp_switch_teardown(&tb);
+                    ds_destroy(&why);
+                }
+            }
+        }
+    }
+    tcp_cleanup(&tb);
+
+    tcp_print_table(&tb);
+    if (o->json_file) {
+        tcp_write_json(&tb);
+    }
+    return n_measured ? 0 : 1;
+}
