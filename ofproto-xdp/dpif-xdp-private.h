@@ -70,6 +70,8 @@ struct dp_xdp_port {
     enum xdp_attach_mode att_mode;  /* Mode of the last attach: 'mode', or
                                      * what "auto" chose then. */
     struct ds mode_why;         /* Why "auto" chose 'att_mode'. */
+    uint64_t netdev_seq;        /* netdev_get_change_seq() of 'netdev' when
+                                 * its device was last checked. */
 };
 
 /* A subtable: a distinct megaflow mask in use. */

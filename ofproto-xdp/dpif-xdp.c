@@ -333,9 +333,52 @@ dp_xdp_load(struct dp_xdp *dp)
     return error;
 }
 
-/* Keeps the program's VLAN limit equal to ovs-vswitchd's, and removes the
- * links that an earlier ovs-vswitchd pinned for ports that nobody has
- * added back since the restart. */
+static void dp_xdp_port_destroy(struct dp_xdp *, struct dp_xdp_port *);
+
+/* Interfaces that come and go.
+ *
+ * A port's kernel device may go away under it: a container restarts and
+ * its veth is deleted and made again with the same name, or the device is
+ * moved to another namespace or renamed.  The program's link went with
+ * the old device, and the maps name its old ifindex, so the port would
+ * switch nothing ever again.  The kernel datapath drops such a port and
+ * lets the bridge add it back; so do we.  When netdev-linux reports a
+ * change of a port's device (its change seq moves, on rtnetlink events),
+ * we check that the name still has the ifindex the port was set up with;
+ * if not, the port is removed and ofproto told (port_seq).  The bridge
+ * notices the device when it appears again (its if_notifier reconfigures)
+ * and adds the port back, with a new attachment.  Internal ports are ours
+ * and are left alone. */
+static void
+dp_xdp_check_devices(struct dp_xdp *dp)
+    OVS_REQUIRES(dp->port_mutex)
+{
+    struct dp_xdp_port *port;
+
+    HMAP_FOR_EACH_SAFE (port, node, &dp->ports) {
+        uint64_t seq = netdev_get_change_seq(port->netdev);
+        const char *name = netdev_get_name(port->netdev);
+
+        if (seq == port->netdev_seq || port->peer_name || !port->attached) {
+            continue;
+        }
+        port->netdev_seq = seq;
+        if (if_nametoindex(name) == port->ifindex) {
+            continue;
+        }
+        VLOG_INFO("%s: device %s went away (ifindex %d): removing its port "
+                  "until the bridge adds it again", dp->name, name,
+                  port->ifindex);
+        hmap_remove(&dp->ports, &port->node);
+        dp_xdp_port_destroy(dp, port);
+        seq_change(dp->port_seq);
+    }
+}
+
+/* Keeps the program's VLAN limit equal to ovs-vswitchd's, removes ports
+ * whose devices went away, and removes the links that an earlier
+ * ovs-vswitchd pinned for ports that nobody has added back since the
+ * restart. */
 static bool
 dpif_xdp_run(struct dpif *dpif)
 {
@@ -347,6 +390,7 @@ dpif_xdp_run(struct dpif *dpif)
     }
 
     ovs_mutex_lock(&dp->port_mutex);
+    dp_xdp_check_devices(dp);
     if (dp->n_stale_links && time_msec() >= dp->stale_deadline) {
         for (int i = 0; i < dp->n_stale_links; i++) {
             char *path = xdp_pin_link_path(dp->name, dp->stale_links[i]);
@@ -1105,6 +1149,7 @@ dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
     port->netdev = netdev_ref(netdev);
     port->type = xstrdup(netdev_get_type(netdev));
     port->att.link_fd = -1;
+    port->netdev_seq = netdev_get_change_seq(netdev);
     error = dp_xdp_port_setup(dp, port);
     if (error) {
         dp_xdp_port_destroy(dp, port);
