@@ -238,8 +238,11 @@ xdp_attach_swap(const char *name, struct xdp_attachment *att,
 
     if (bpf_link_update(att->link_fd, xdp_prog_fd, NULL)) {
         error = errno;
-        VLOG_WARN("%s: cannot swap the XDP program (%s)",
-                  name, ovs_strerror(error));
+        /* ENOLINK: the device went away and took the link's attachment
+         * with it; the caller drops the port. */
+        VLOG(error == ENOLINK ? VLL_DBG : VLL_WARN,
+             "%s: cannot swap the XDP program (%s)",
+             name, ovs_strerror(error));
         return error;
     }
     return attach_tc(name, att, tc_prog_fd);

@@ -72,6 +72,8 @@ struct dp_xdp_port {
     struct ds mode_why;         /* Why "auto" chose 'att_mode'. */
     uint64_t netdev_seq;        /* netdev_get_change_seq() of 'netdev' when
                                  * its device was last checked. */
+    struct netdev_saved_flags *sf;  /* Flags to restore (promiscuous mode)
+                                     * when the port goes. */
 };
 
 /* A subtable: a distinct megaflow mask in use. */

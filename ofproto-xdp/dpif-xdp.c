@@ -496,6 +496,11 @@ dp_xdp_swap_program(struct dp_xdp *dp, struct xdp_dp *skel, struct ds *reply)
         if (port->attached) {
             int e = xdp_attach_swap(netdev_get_name(port->tx_netdev),
                                     &port->att, new_xdp, new_tc);
+            if (e == ENOLINK) {
+                /* The device went away: dp_xdp_check_devices() drops the
+                 * port.  The others take the new program. */
+                continue;
+            }
             error = error ? error : e;
             n_ports++;
         }
@@ -821,17 +826,22 @@ dp_xdp_choose_port(const struct dp_xdp *dp)
     return ODPP_NONE;
 }
 
-/* Returns how XDP should transmit on 'netdev'.  A veth's XDP transmit
- * (ndo_xdp_xmit) silently drops frames unless its peer runs NAPI, which a
- * container's end usually does not: there the skb path delivers. */
+/* Returns how XDP should transmit on the device of 'port'.  A veth's XDP
+ * transmit (ndo_xdp_xmit) silently drops frames unless its peer runs
+ * NAPI, which a container's end usually does not: there the skb path
+ * delivers.  A device whose driver has no native XDP (the program runs
+ * there in generic mode: a Linux bridge, macvlan, tun/tap without XDP)
+ * has no XDP transmit either, and a redirect to it would be dropped: the
+ * skb path again.  Until the program is attached, the skb path. */
 static enum xdp_dp_tx_mode
-choose_tx_mode(const struct netdev *netdev)
+choose_tx_mode(const struct dp_xdp_port *port)
 {
     struct smap status = SMAP_INITIALIZER(&status);
     enum xdp_dp_tx_mode mode = XDP_DP_TX_REDIRECT;
 
-    if (!netdev_get_status(netdev, &status)
-        && !strcmp(smap_get_def(&status, "driver_name", ""), "veth")) {
+    if (!port->attached || !port->att.native
+        || (!netdev_get_status(port->netdev, &status)
+            && !strcmp(smap_get_def(&status, "driver_name", ""), "veth"))) {
         mode = XDP_DP_TX_SKB;
     }
     smap_destroy(&status);
@@ -1012,6 +1022,7 @@ detach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
 static void
 dp_xdp_port_destroy(struct dp_xdp *dp, struct dp_xdp_port *port)
 {
+    netdev_restore_flags(port->sf);
     detach_port(dp, port);
     if (port->peer_name) {
         int error = internal_port_delete(netdev_get_name(port->netdev));
@@ -1028,6 +1039,8 @@ dp_xdp_port_destroy(struct dp_xdp *dp, struct dp_xdp_port *port)
     free(port->type);
     free(port);
 }
+
+static int update_tx_mode(struct dp_xdp *, struct dp_xdp_port *);
 
 /* Sets up 'port', whose 'port_no', 'netdev' and 'type' are set, in the
  * kernel. */
@@ -1063,14 +1076,43 @@ dp_xdp_port_setup(struct dp_xdp *dp, struct dp_xdp_port *port)
         port->tx_mode = XDP_DP_TX_NONE;
         return 0;
     }
+
+    enum netdev_flags flags;
+    if (!netdev_get_flags(port->netdev, &flags) && flags & NETDEV_LOOPBACK) {
+        /* As the kernel datapath refuses it: what the host sends itself
+         * would be switched into the network, and back. */
+        VLOG_WARN("%s: cannot add port %s: a loopback device cannot be a "
+                  "switch port", dp->name, name);
+        return EINVAL;
+    }
     if (!port->peer_name) {
         port->xdp_ifindex = port->ifindex;
-        port->tx_mode = choose_tx_mode(port->netdev);
+        port->tx_mode = choose_tx_mode(port);
     }
     if (port->tx_request != XDP_DP_TX_NONE) {
         port->tx_mode = port->tx_request;
     }
-    return attach_port(dp, port);
+    error = attach_port(dp, port);
+    if (!error) {
+        /* Now that the attach mode is known. */
+        error = update_tx_mode(dp, port);
+    }
+    if (!error && !port->peer_name) {
+        /* A switch port takes frames for any address, as the kernel
+         * datapath and dpif-netdev make their ports: without it a NIC
+         * filters out frames for the VMs behind it, and a Linux bridge
+         * device never passes up the unicast frames it has not learned.
+         * (An internal port's hidden peer takes whatever the host sends
+         * it anyway.) */
+        int error2 = netdev_turn_flags_on(port->netdev, NETDEV_PROMISC,
+                                          &port->sf);
+        if (error2) {
+            VLOG_WARN("%s: port %s: cannot turn promiscuous mode on (%s): "
+                      "frames for other addresses may not reach it",
+                      dp->name, name, ovs_strerror(error2));
+        }
+    }
+    return error;
 }
 
 /* After a restart, returns the port number that 'netdev' had in the earlier
@@ -1243,7 +1285,7 @@ update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
     } else if (port->peer_name) {
         port->tx_mode = XDP_DP_TX_SKB;
     } else {
-        port->tx_mode = choose_tx_mode(port->netdev);
+        port->tx_mode = choose_tx_mode(port);
     }
     if (!port->attached) {
         return 0;
@@ -1332,6 +1374,9 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
 
     detach_port(dp, port);
     error = attach_port(dp, port);
+    if (!error) {
+        error = update_tx_mode(dp, port);
+    }
     if (error) {
         VLOG_WARN("%s: port %s: cannot attach in %s mode (%s): the port "
                   "does not switch packets", dp->name,
