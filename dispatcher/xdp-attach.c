@@ -188,6 +188,7 @@ xdp_attach_port(const char *name, int ifindex, int xdp_prog_fd,
     if (mode != XDP_ATTACH_GENERIC) {
         att->link_fd = attach_link(ifindex, xdp_prog_fd, XDP_FLAGS_DRV_MODE);
         att->native = att->link_fd >= 0;
+        att->native_error = att->native ? 0 : -att->link_fd;
         if (att->link_fd < 0 && mode == XDP_ATTACH_NATIVE) {
             error = -att->link_fd;
             VLOG_WARN("%s: cannot attach XDP program in native mode (%s)",

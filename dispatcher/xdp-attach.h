@@ -39,6 +39,8 @@ struct xdp_attachment {
     int ifindex;                /* Device. */
     int link_fd;                /* BPF link of the XDP program, or -1. */
     bool native;                /* Attached in native (driver) mode? */
+    int native_error;           /* Best-effort: why native mode was refused
+                                 * (positive errno), or 0. */
     bool taken_over;            /* Link pinned by an earlier run, reused? */
     bool tc_attached;           /* TC ingress program attached? */
     bool tc_hook_created;       /* Did we create the clsact qdisc? */

@@ -224,6 +224,12 @@ xdp_dispatcher_format_attachment(struct ds *s,
     memset(&info, 0, sizeof info);
     ds_put_format(s, "ifindex %d, %s", att->ifindex,
                   att->native ? "native" : "generic");
+    if (att->native_error) {
+        /* A veth refuses native XDP while its peer's MTU is larger than
+         * one page holds (ERANGE), a driver without XDP with EOPNOTSUPP. */
+        ds_put_format(s, " (native refused: %s)",
+                      ovs_strerror(att->native_error));
+    }
     if (att->link_fd >= 0 && !bpf_obj_get_info_by_fd(att->link_fd, &info,
                                                      &len)) {
         ds_put_format(s, ", link %"PRIu32, info.id);
