@@ -430,6 +430,27 @@ error:
     return EIO;
 }
 
+/* Creates Linux bridge 'name' with the devices 'a' and 'b' as its ports,
+ * and sets it up.  Returns 0, or EIO after explaining in 'why'. */
+int
+bench_linux_bridge_create(const char *name, const char *a, const char *b,
+                          struct ds *why)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    int status;
+
+    status = bench_run(&output, "ip link add %s type bridge"
+                       " && ip link set %s master %s"
+                       " && ip link set %s master %s"
+                       " && ip link set %s up",
+                       name, a, name, b, name, name);
+    if (status) {
+        bench_explain(why, "creating the Linux bridge", status, &output);
+    }
+    ds_destroy(&output);
+    return status ? EIO : 0;
+}
+
 /* Removes the pair and its namespace, if they were created, and frees the
  * names.  Safe to call more than once. */
 void

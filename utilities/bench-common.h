@@ -100,6 +100,8 @@ int bench_pair_create(struct bench_pair *, const char *role,
                       struct eth_addr ns_mac, const char *ns_addr,
                       struct ds *why);
 void bench_pair_destroy(struct bench_pair *);
+int bench_linux_bridge_create(const char *name, const char *a,
+                              const char *b, struct ds *why);
 
 int bench_netns_enter(const char *ns, int *saved_fd);
 void bench_netns_leave(int saved_fd);

@@ -730,22 +730,8 @@ fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw, struct ds *why)
 static int
 fwd_linux_bridge_setup(struct fwd *fwd, struct ds *why)
 {
-    struct ds output = DS_EMPTY_INITIALIZER;
-    int status;
-
-    status = bench_run(&output, "ip link add %s type bridge"
-                       " && ip link set %s master %s"
-                       " && ip link set %s master %s"
-                       " && ip link set %s up",
-                       fwd->linux_bridge,
-                       fwd->gen.root_name, fwd->linux_bridge,
-                       fwd->sink.root_name, fwd->linux_bridge,
-                       fwd->linux_bridge);
-    if (status) {
-        bench_explain(why, "creating the Linux bridge", status, &output);
-    }
-    ds_destroy(&output);
-    return status ? EIO : 0;
+    return bench_linux_bridge_create(fwd->linux_bridge, fwd->gen.root_name,
+                                     fwd->sink.root_name, why);
 }
 
 /* Takes switch 'sw' down and makes sure that the ports are as before: up,

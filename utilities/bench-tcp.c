@@ -405,19 +405,9 @@ tcp_switch_setup(struct tcp_bench *tb, const struct tcp_switch *sw, int mtu,
         error = tcp_ovs_setup(tb, sw, why);
         break;
     case TCP_LINUX_BRIDGE:
-        ds_clear(&output);
-        status = bench_run(&output, "ip link add %s type bridge"
-                           " && ip link set %s master %s"
-                           " && ip link set %s master %s"
-                           " && ip link set %s up",
-                           tb->linux_bridge,
-                           tb->client.root_name, tb->linux_bridge,
-                           tb->server.root_name, tb->linux_bridge,
-                           tb->linux_bridge);
-        if (status) {
-            bench_explain(why, "creating the Linux bridge", status, &output);
-            error = EIO;
-        }
+        error = bench_linux_bridge_create(tb->linux_bridge,
+                                          tb->client.root_name,
+                                          tb->server.root_name, why);
         break;
     }
     ds_destroy(&output);
