@@ -1312,8 +1312,11 @@ update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
  * redirect through the devmap), "skb" (through the TC half), or "auto"
  * (the default: skb for veths, whose XDP transmit loses frames unless the
  * peer runs NAPI, which we cannot see from here when the peer is in
- * another namespace; redirect for everything else).  An operator who
- * knows that a veth's peer runs an XDP program can ask for "redirect".
+ * another namespace, and for devices where the program runs in generic
+ * mode, which have no XDP transmit; redirect for everything else).  An
+ * operator who knows that a veth's peer runs NAPI can ask for
+ * "redirect".  Packets that arrive in generic mode go through the TC half
+ * whatever the output's mode (see XDP_DP_IN_PORT_F_GENERIC).
  *
  * XDP cannot switch a link between native and generic mode, so a change
  * detaches and attaches again: the port is without the program for that
