@@ -24,7 +24,9 @@
  * installed by map updates alone.  The thread waits until the table has
  * been quiet for XDP_COMPILE_COALESCE_MS and the last compile is at least
  * XDP_COMPILE_INTERVAL_MS old, so that a burst of new masks costs one
- * compile.  Every XDP_COMPILE_RANK_MS it also reads the subtables' hit
+ * compile; a flow with an action the running program has no code for
+ * waits only for the quiet time, since its packets go to ovs-vswitchd
+ * until the new program is in.  Every XDP_COMPILE_RANK_MS it also reads the subtables' hit
  * counters and recompiles if the order has gone stale (a subtable has more
  * than twice the hits of one visited before it).
  *
@@ -96,6 +98,10 @@ struct dp_xdp_compiler {
     /* Protected by the datapath's 'flow_mutex'. */
     long long int dirty_since;  /* First change since the last compile
                                  * began, or LLONG_MAX. */
+    bool urgent;                /* A flow has an action the running program
+                                 * has no code for: its packets go up until
+                                 * the next compile, so that compile does
+                                 * not wait out XDP_COMPILE_INTERVAL_MS. */
 
     /* Protected by 'mutex', held through a whole compile. */
     struct ovs_mutex mutex;
@@ -204,7 +210,7 @@ dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
                          dp->name, mask_slot, m->cmap_size,
                          ovs_strerror(error));
             m->cmap_full = true;
-            dp_xdp_compile_table_changed(dp);
+            dp_xdp_compile_table_changed(dp, false);
         }
     } else {
         error = (n == 1
@@ -419,6 +425,7 @@ compile(struct dp_xdp *dp, bool force, struct ds *reply)
     read_mask_hits(dp, hits_now);
     ovs_mutex_lock(&dp->flow_mutex);
     c->dirty_since = LLONG_MAX;
+    c->urgent = false;
     for (uint32_t i = 0; i < dp->n_masks; i++) {
         uint32_t slot = dp->mask_order[i];
         struct xdp_compile_mask *cm = &masks[n_masks++];
@@ -554,12 +561,16 @@ compiler_main(void *dp_)
             ovs_mutex_lock(&c->mutex);
             ovs_mutex_lock(&dp->flow_mutex);
             long long int dirty = c->dirty_since;
+            bool urgent = c->urgent;
             ovs_mutex_unlock(&dp->flow_mutex);
 
             if (dirty != LLONG_MAX) {
-                long long int when = MAX(dirty + XDP_COMPILE_COALESCE_MS,
-                                         c->last_compile
-                                         + XDP_COMPILE_INTERVAL_MS);
+                long long int when = dirty + XDP_COMPILE_COALESCE_MS;
+
+                if (!urgent) {
+                    when = MAX(when,
+                               c->last_compile + XDP_COMPILE_INTERVAL_MS);
+                }
                 if (now >= when) {
                     compile(dp, false, NULL);
                 } else {
@@ -614,7 +625,7 @@ dp_xdp_compile_init(struct dp_xdp *dp)
     /* Flows restored after a restart make a table to compile. */
     ovs_mutex_lock(&dp->flow_mutex);
     if (dp->n_masks) {
-        dp_xdp_compile_table_changed(dp);
+        dp_xdp_compile_table_changed(dp, false);
     }
     ovs_mutex_unlock(&dp->flow_mutex);
 }
@@ -637,15 +648,21 @@ dp_xdp_compile_destroy(struct dp_xdp *dp)
     dp->compiler = NULL;
 }
 
-/* The table's shape changed: wake the compiler. */
+/* The table's shape changed: wake the compiler.  'urgent' if a flow has
+ * an action the running program has no code for (see 'urgent' in struct
+ * dp_xdp_compiler). */
 void
-dp_xdp_compile_table_changed(struct dp_xdp *dp)
+dp_xdp_compile_table_changed(struct dp_xdp *dp, bool urgent)
     OVS_REQUIRES(dp->flow_mutex)
 {
     struct dp_xdp_compiler *c = dp->compiler;
 
     if (!c) {
         return;                 /* Restoring flows before the compiler. */
+    }
+    if (urgent && !c->urgent) {
+        c->urgent = true;
+        latch_set(&c->work_latch);
     }
     if (c->dirty_since == LLONG_MAX) {
         c->dirty_since = time_msec();

@@ -329,7 +329,7 @@ mask_ref(struct dp_xdp *dp, const struct xdp_flow_key *mask)
     m->n_flows = 1;
     m->mask = *mask;
     dp->mask_order[dp->n_masks++] = slot;
-    dp_xdp_compile_table_changed(dp);
+    dp_xdp_compile_table_changed(dp, false);
     error = publish_mask_order(dp);
     if (error) {
         VLOG_WARN_RL(&rl, "%s: cannot publish subtable order (%s)",
@@ -362,7 +362,7 @@ mask_unref(struct dp_xdp *dp, int slot_)
     /* The slot keeps its (now empty) hash map for the next mask. */
     m->in_use = false;
     m->freed = time_msec();
-    dp_xdp_compile_table_changed(dp);
+    dp_xdp_compile_table_changed(dp, false);
 }
 
 /* Flows. */
@@ -592,7 +592,7 @@ flow_check_actions(struct dp_xdp *dp, const struct dp_xdp_flow *flow)
     OVS_REQUIRES(dp->flow_mutex)
 {
     if (flow->xflow.action_bits & ~dp->live_action_bits) {
-        dp_xdp_compile_table_changed(dp);
+        dp_xdp_compile_table_changed(dp, true);
     }
 }
 
