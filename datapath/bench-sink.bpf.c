@@ -7,7 +7,8 @@
  * neighbour discovery, learning frames, ...) are counted apart, in a
  * per-CPU array so that no two CPUs share a counter, and summed by
  * userspace.  Its being attached also gives the veth end NAPI, without
- * which frames that the switch redirects into the pair would be lost. */
+ * which frames that the switch redirects into the pair would be lost.
+ * bench_sink_tc counts the same way at the TC hook (--sink=stack). */
 
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -65,6 +66,26 @@ bench_sink(struct xdp_md *ctx)
         *count += 1;
     }
     return XDP_DROP;
+}
+
+/* The same count at the TC ingress hook of a veth end with no XDP program:
+ * the sink of --sink=stack, where frames reach the namespace as a
+ * container's do, as skbs through the backlog, and are counted at the
+ * door of its stack. */
+SEC("tc")
+int
+bench_sink_tc(struct __sk_buff *skb)
+{
+    void *data = (void *) (long) skb->data;
+    void *data_end = (void *) (long) skb->data_end;
+    __u32 idx = is_stream(data, data_end) ? BENCH_SINK_STREAM
+                                          : BENCH_SINK_OTHER;
+    __u64 *count = bpf_map_lookup_elem(&bench_sink_counts, &idx);
+
+    if (count) {
+        *count += 1;
+    }
+    return 2;                   /* TC_ACT_SHOT. */
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -605,6 +605,47 @@ bench_xdp_attach(const struct bpf_program *prog, const char *ns,
     return link;
 }
 
+/* Attaches 'prog' at the TC ingress hook of 'ifname' in namespace 'ns',
+ * creating the clsact qdisc; both go with the namespace.  Returns 0, or a
+ * positive errno after explaining in 'why'. */
+int
+bench_tc_attach(const struct bpf_program *prog, const char *ns,
+                const char *ifname, struct ds *why)
+{
+    int saved_fd, error;
+
+    error = bench_netns_enter(ns, &saved_fd);
+    if (error) {
+        ds_put_format(why, "cannot enter namespace %s (%s)",
+                      ns, ovs_strerror(error));
+        return error;
+    }
+    LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = if_nametoindex(ifname),
+                .attach_point = BPF_TC_INGRESS);
+    LIBBPF_OPTS(bpf_tc_opts, opts, .prog_fd = bpf_program__fd(prog));
+    if (!hook.ifindex) {
+        error = errno;
+        ds_put_format(why, "%s: no such device (%s)", ifname,
+                      ovs_strerror(error));
+    } else {
+        error = bpf_tc_hook_create(&hook);
+        if (error == -EEXIST) {
+            error = 0;
+        }
+        if (!error) {
+            error = bpf_tc_attach(&hook, &opts);
+        }
+        error = -error;
+        if (error) {
+            ds_put_format(why, "%s: cannot attach TC program %s (%s)",
+                          ifname, bpf_program__name(prog),
+                          ovs_strerror(error));
+        }
+    }
+    bench_netns_leave(saved_fd);
+    return error;
+}
+
 /* Makes sure that no XDP program is left on 'ifname', in the root
  * namespace, after the switch named 'after' is gone: a switch that left
  * one would change what the next switch measures.  Warns about and

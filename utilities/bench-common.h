@@ -113,6 +113,8 @@ struct bpf_link *bench_xdp_attach(const struct bpf_program *,
                                   const char *ns, const char *ifname,
                                   struct ds *why);
 void bench_xdp_clear(const char *ifname, const char *after);
+int bench_tc_attach(const struct bpf_program *, const char *ns,
+                    const char *ifname, struct ds *why);
 int bench_send_frame(const char *ns, const char *ifname,
                      const void *frame, size_t size);
 

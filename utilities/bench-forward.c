@@ -192,6 +192,9 @@ struct fwd_options {
     char *plot_file;            /* --plot, or NULL. */
     char *vswitchd_xdp;         /* ovs-vswitchd-xdp, or NULL if none. */
     char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
+    bool stack_sink;            /* --sink=stack: count at the TC hook of a
+                                 * veth end without XDP, as a container's
+                                 * stack receives, not in XDP. */
 };
 
 /* The whole benchmark, reachable from the cleanup hook. */
@@ -248,6 +251,9 @@ Options:\n\
                          %s)\n\
   --json=FILE            also write the results to FILE\n\
   --plot=FILE.png        draw a bar chart with gnuplot, if installed\n\
+  --sink=xdp|stack       count at the sink with XDP (default), or at the\n\
+                         TC hook of a veth end without XDP, as a\n\
+                         container's stack receives (no floor then)\n\
   -h, --help             display this help message\n",
            program_name, program_name, FWD_STOCK_VSWITCHD);
 }
@@ -347,6 +353,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         OPT_VSWITCHD,
         OPT_JSON,
         OPT_PLOT,
+        OPT_SINK,
     };
     static const struct option long_options[] = {
         {"duration", required_argument, NULL, OPT_DURATION},
@@ -360,6 +367,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         {"vswitchd", required_argument, NULL, OPT_VSWITCHD},
         {"json", required_argument, NULL, OPT_JSON},
         {"plot", required_argument, NULL, OPT_PLOT},
+        {"sink", required_argument, NULL, OPT_SINK},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -426,6 +434,13 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
             }
             free(opts->plot_file);
             opts->plot_file = xstrdup(optarg);
+            break;
+        case OPT_SINK:
+            if (!strcmp(optarg, "stack")) {
+                opts->stack_sink = true;
+            } else if (strcmp(optarg, "xdp")) {
+                ovs_fatal(0, "--sink: \"%s\" is not xdp or stack", optarg);
+            }
             break;
         case 'h':
             fwd_usage();
@@ -716,9 +731,11 @@ fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw, struct ds *why)
 
         if (bench_ovs_run(fwd_switch_ovs(fwd, sw), &output,
                           "ovs-vsctl set interface %s "
-                          "other_config:xdp-tx=redirect -- set interface %s "
+                          "other_config:xdp-tx=%s -- set interface %s "
                           "other_config:xdp-mode=native",
-                          fwd->sink.root_name, fwd->gen.root_name)) {
+                          fwd->sink.root_name,
+                          fwd->opts.stack_sink ? "auto" : "redirect",
+                          fwd->gen.root_name)) {
             bench_explain(why, "ovs-vsctl set interface", 1, &output);
             error = EIO;
         }
@@ -780,6 +797,14 @@ fwd_switch_setup(struct fwd *fwd, const struct fwd_switch *sw,
     fwd->active = sw;
     switch (sw->kind) {
     case FWD_FLOOR:
+        if (fwd->opts.stack_sink) {
+            /* A bare bpf_redirect() into a veth whose far end has no
+             * NAPI loses every frame: there is no such floor. */
+            ds_put_cstr(why, "no floor with --sink=stack: XDP redirect "
+                        "into a veth whose peer has no NAPI is lost");
+            error = EOPNOTSUPP;
+            break;
+        }
         error = fwd_floor_setup(fwd, why);
         break;
     case FWD_OVS_XDP:
@@ -950,6 +975,11 @@ fwd_print_table(const struct fwd *fwd)
                   FWD_FRAME_SIZE, opts->n_flows, opts->n_flows > 1 ? "s" : "",
                   opts->runs, opts->runs > 1 ? "s" : "", opts->duration,
                   opts->warmup);
+    ds_put_format(&out, "sink: %s\n", (opts->stack_sink
+                                         ? "a veth end without XDP, counted "
+                                         "at its TC ingress hook (a "
+                                         "container's stack)"
+                                         : "XDP on the far veth end"));
     ds_put_format(&out, "generator: BPF_PROG_TEST_RUN live frames on CPU %d "
                   "(batch %u); %ld CPUs online; Linux %s\n\n",
                   opts->cpu, opts->batch_size, sysconf(_SC_NPROCESSORS_ONLN),
@@ -1256,10 +1286,18 @@ fwd_setup(struct fwd *fwd)
     if (bench_sink__load(fwd->sink_skel)) {
         ovs_fatal(errno, "cannot load the sink program");
     }
-    fwd->sink_link = bench_xdp_attach(fwd->sink_skel->progs.bench_sink,
-                                      fwd->sink.ns, fwd->sink.ns_name, &why);
-    if (!fwd->sink_link) {
-        ovs_fatal(0, "sink: %s", ds_cstr(&why));
+    if (fwd->opts.stack_sink) {
+        if (bench_tc_attach(fwd->sink_skel->progs.bench_sink_tc,
+                            fwd->sink.ns, fwd->sink.ns_name, &why)) {
+            ovs_fatal(0, "sink: %s", ds_cstr(&why));
+        }
+    } else {
+        fwd->sink_link = bench_xdp_attach(fwd->sink_skel->progs.bench_sink,
+                                          fwd->sink.ns, fwd->sink.ns_name,
+                                          &why);
+        if (!fwd->sink_link) {
+            ovs_fatal(0, "sink: %s", ds_cstr(&why));
+        }
     }
     ds_destroy(&why);
 
