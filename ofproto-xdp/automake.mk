@@ -9,6 +9,7 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/dpif-xdp-ct.c \
 	ofproto-xdp/dpif-xdp-flow.c \
 	ofproto-xdp/dpif-xdp-gso.c \
+	ofproto-xdp/dpif-xdp-port.c \
 	ofproto-xdp/dpif-xdp-private.h \
 	ofproto-xdp/dpif-xdp-stats.c \
 	ofproto-xdp/dpif-xdp-uflow.c \

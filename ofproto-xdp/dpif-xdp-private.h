@@ -242,8 +242,24 @@ struct dp_xdp {
                                              * has code for ('flow_mutex'). */
 };
 
+/* Largest port number handed out, plus one. */
+#define DP_XDP_MAX_PORTS XDP_DP_MAX_PORTS
+
 /* dpif-xdp.c */
 struct dp_xdp *dp_xdp_from_dpif(const struct dpif *);
+void dp_xdp_claim_stale_link(struct dp_xdp *, int ifindex);
+
+/* dpif-xdp-port.c */
+uint32_t dp_xdp_hash_port_no(odp_port_t);
+struct dp_xdp_port *dp_xdp_lookup_port(const struct dp_xdp *, odp_port_t);
+struct dp_xdp_port *dp_xdp_lookup_port_by_name(const struct dp_xdp *,
+                                               const char *devname);
+const char *dp_xdp_tx_mode_to_string(enum xdp_dp_tx_mode);
+void dp_xdp_port_destroy(struct dp_xdp *, struct dp_xdp_port *);
+void dp_xdp_check_devices(struct dp_xdp *);
+int dpif_xdp_port_add(struct dpif *, struct netdev *, odp_port_t *port_nop);
+int dpif_xdp_port_del(struct dpif *, odp_port_t);
+int dpif_xdp_port_set_config(struct dpif *, odp_port_t, const struct smap *);
 struct netdev *dp_xdp_port_netdev_ref(struct dp_xdp *, odp_port_t);
 
 /* dpif-xdp-flow.c */

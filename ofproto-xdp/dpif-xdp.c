@@ -18,14 +18,14 @@
  *
  * ofproto-dpif sees a datapath through struct dpif_class: it adds and
  * removes ports, installs and dumps megaflows, receives upcalls and asks for
- * packets to be executed.  This module keeps a datapath's lifecycle and its
- * ports: one 'struct dp_xdp' per datapath name (ofproto-dpif opens a single
- * backer, "ovs-xdp", for every bridge with datapath_type=xdp).  Creating a
- * datapath loads its XDP program (datapath/xdp-dp.bpf.c, through the
- * skeleton) and maps; adding a port attaches that one program to the port
- * (dispatcher/xdp-attach.c) and tells the program the port's number and how
- * to transmit on it.  The flow table is in dpif-xdp-flow.c, upcalls and
- * userspace execution in dpif-xdp-upcall.c. */
+ * packets to be executed.  This module keeps a datapath's lifecycle: one
+ * 'struct dp_xdp' per datapath name (ofproto-dpif opens a single backer,
+ * "ovs-xdp", for every bridge with datapath_type=xdp).  Creating a datapath
+ * loads its XDP program (datapath/xdp-dp.bpf.c, through the skeleton) and
+ * maps, and swapping in a newly compiled program happens here too.  Adding
+ * a port attaches that one program to the port (dpif-xdp-port.c).  The
+ * flow table is in dpif-xdp-flow.c, upcalls and userspace execution in
+ * dpif-xdp-upcall.c. */
 
 #include <config.h>
 
@@ -78,9 +78,6 @@ static struct ovs_mutex dp_xdp_mutex = OVS_MUTEX_INITIALIZER;
 static struct shash dp_xdps OVS_GUARDED_BY(dp_xdp_mutex)
     = SHASH_INITIALIZER(&dp_xdps);
 
-/* Largest port number handed out, plus one. */
-#define DP_XDP_MAX_PORTS XDP_DP_MAX_PORTS
-
 static struct dpif_xdp *
 dpif_xdp_cast(const struct dpif *dpif)
 {
@@ -127,12 +124,6 @@ libbpf_print(enum libbpf_print_level level, const char *format, va_list args)
     return 0;
 }
 
-static uint32_t
-dp_xdp_hash_port_no(odp_port_t port_no)
-{
-    return hash_int(odp_to_u32(port_no), 0);
-}
-
 /* Datapath lifecycle. */
 
 static int
@@ -160,7 +151,6 @@ dpif_xdp_port_open_type(const struct dpif_class *dpif_class OVS_UNUSED,
     return type;
 }
 
-static const char *tx_mode_to_string(enum xdp_dp_tx_mode);
 
 /* Returns the kernel's id of program 'fd', or 0. */
 static uint32_t
@@ -172,8 +162,6 @@ prog_id(int fd)
     memset(&info, 0, sizeof info);
     return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
 }
-static struct dp_xdp_port *dp_xdp_lookup_port(const struct dp_xdp *,
-                                              odp_port_t);
 
 /* ovs-appctl dispatcher/show [DP]: the kernel's XDP dispatcher, and how
  * each datapath's program is attached. */
@@ -221,7 +209,7 @@ dpif_xdp_unixctl_dispatcher_show(struct unixctl_conn *conn, int argc,
             }
             xdp_dispatcher_format_attachment(&s, &port->att);
             ds_put_format(&s, ", transmit by %s\n",
-                          tx_mode_to_string(port->tx_mode));
+                          dp_xdp_tx_mode_to_string(port->tx_mode));
             if (port->mode == XDP_ATTACH_AUTO) {
                 ds_put_format(&s, "    xdp-mode auto: %s\n",
                               ds_cstr(&port->mode_why));
@@ -333,48 +321,6 @@ dp_xdp_load(struct dp_xdp *dp)
     return error;
 }
 
-static void dp_xdp_port_destroy(struct dp_xdp *, struct dp_xdp_port *);
-
-/* Interfaces that come and go.
- *
- * A port's kernel device may go away under it: a container restarts and
- * its veth is deleted and made again with the same name, or the device is
- * moved to another namespace or renamed.  The program's link went with
- * the old device, and the maps name its old ifindex, so the port would
- * switch nothing ever again.  The kernel datapath drops such a port and
- * lets the bridge add it back; so do we.  When netdev-linux reports a
- * change of a port's device (its change seq moves, on rtnetlink events),
- * we check that the name still has the ifindex the port was set up with;
- * if not, the port is removed and ofproto told (port_seq).  The bridge
- * notices the device when it appears again (its if_notifier reconfigures)
- * and adds the port back, with a new attachment.  Internal ports are ours
- * and are left alone. */
-static void
-dp_xdp_check_devices(struct dp_xdp *dp)
-    OVS_REQUIRES(dp->port_mutex)
-{
-    struct dp_xdp_port *port;
-
-    HMAP_FOR_EACH_SAFE (port, node, &dp->ports) {
-        uint64_t seq = netdev_get_change_seq(port->netdev);
-        const char *name = netdev_get_name(port->netdev);
-
-        if (seq == port->netdev_seq || port->peer_name || !port->attached) {
-            continue;
-        }
-        port->netdev_seq = seq;
-        if (if_nametoindex(name) == port->ifindex) {
-            continue;
-        }
-        VLOG_INFO("%s: device %s went away (ifindex %d): removing its port "
-                  "until the bridge adds it again", dp->name, name,
-                  port->ifindex);
-        hmap_remove(&dp->ports, &port->node);
-        dp_xdp_port_destroy(dp, port);
-        seq_change(dp->port_seq);
-    }
-}
-
 /* Keeps the program's VLAN limit equal to ovs-vswitchd's, removes ports
  * whose devices went away, and removes the links that an earlier
  * ovs-vswitchd pinned for ports that nobody has added back since the
@@ -410,7 +356,7 @@ dpif_xdp_run(struct dpif *dpif)
     return false;
 }
 
-static void
+void
 dp_xdp_claim_stale_link(struct dp_xdp *dp, int ifindex)
     OVS_REQUIRES(dp->port_mutex)
 {
@@ -656,8 +602,6 @@ error:
     return error;
 }
 
-static void dp_xdp_port_destroy(struct dp_xdp *, struct dp_xdp_port *);
-
 static void
 dp_xdp_free(struct dp_xdp *dp)
     OVS_REQUIRES(dp_xdp_mutex)
@@ -778,638 +722,6 @@ dpif_xdp_set_features(struct dpif *dpif OVS_UNUSED,
                       uint32_t user_features OVS_UNUSED)
 {
     return 0;
-}
-
-/* Ports. */
-
-static struct dp_xdp_port *
-dp_xdp_lookup_port(const struct dp_xdp *dp, odp_port_t port_no)
-    OVS_REQUIRES(dp->port_mutex)
-{
-    struct dp_xdp_port *port;
-
-    HMAP_FOR_EACH_IN_BUCKET (port, node, dp_xdp_hash_port_no(port_no),
-                             &dp->ports) {
-        if (port->port_no == port_no) {
-            return port;
-        }
-    }
-    return NULL;
-}
-
-static struct dp_xdp_port *
-dp_xdp_lookup_port_by_name(const struct dp_xdp *dp, const char *devname)
-    OVS_REQUIRES(dp->port_mutex)
-{
-    struct dp_xdp_port *port;
-
-    HMAP_FOR_EACH (port, node, &dp->ports) {
-        if (!strcmp(netdev_get_name(port->netdev), devname)) {
-            return port;
-        }
-    }
-    return NULL;
-}
-
-/* Returns the lowest free port number, or ODPP_NONE if all are taken.
- * Port 0 (ODPP_LOCAL) is not handed out: the datapath has no local port of
- * its own, each bridge's local port is an ordinary internal port. */
-static odp_port_t
-dp_xdp_choose_port(const struct dp_xdp *dp)
-    OVS_REQUIRES(dp->port_mutex)
-{
-    for (uint32_t i = 1; i < DP_XDP_MAX_PORTS; i++) {
-        if (!dp_xdp_lookup_port(dp, u32_to_odp(i))) {
-            return u32_to_odp(i);
-        }
-    }
-    return ODPP_NONE;
-}
-
-/* Returns how XDP should transmit on the device of 'port'.  A veth's XDP
- * transmit (ndo_xdp_xmit) silently drops frames unless its peer runs
- * NAPI, which a container's end usually does not: there the skb path
- * delivers.  A device whose driver has no native XDP (the program runs
- * there in generic mode: a Linux bridge, macvlan, tun/tap without XDP)
- * has no XDP transmit either, and a redirect to it would be dropped: the
- * skb path again.  Until the program is attached, the skb path. */
-static enum xdp_dp_tx_mode
-choose_tx_mode(const struct dp_xdp_port *port)
-{
-    struct smap status = SMAP_INITIALIZER(&status);
-    enum xdp_dp_tx_mode mode = XDP_DP_TX_REDIRECT;
-
-    if (!port->attached || !port->att.native
-        || (!netdev_get_status(port->netdev, &status)
-            && !strcmp(smap_get_def(&status, "driver_name", ""), "veth"))) {
-        mode = XDP_DP_TX_SKB;
-    }
-    smap_destroy(&status);
-    return mode;
-}
-
-static const char *
-tx_mode_to_string(enum xdp_dp_tx_mode mode)
-{
-    switch (mode) {
-    case XDP_DP_TX_NONE: return "none";
-    case XDP_DP_TX_REDIRECT: return "redirect";
-    case XDP_DP_TX_SKB: return "skb";
-    case XDP_DP_TX_SLOW: return "userspace";
-    }
-    return "unknown";
-}
-
-/* Creates internal port 'name' as a veth pair and opens its hidden peer as
- * 'port->tx_netdev'.  A pair left from an earlier run is reused, so that
- * the host's configuration of the port survives a restart. */
-static int
-setup_internal_port(struct dp_xdp *dp, struct dp_xdp_port *port,
-                    const char *name)
-{
-    char peer[INTERNAL_PORT_PEER_NAME_LEN];
-    int error;
-
-    internal_port_peer_name(name, peer);
-    error = internal_port_create(name, peer);
-    if (error == EEXIST) {
-        struct netdev *probe;
-
-        if (netdev_open(peer, "system", &probe)) {
-            VLOG_WARN("%s: cannot add internal port %s: a device with that "
-                      "name exists and is not ours", dp->name, name);
-            return EEXIST;
-        }
-        netdev_close(probe);
-        VLOG_INFO("%s: reusing internal port %s (peer %s)",
-                  dp->name, name, peer);
-    } else if (error) {
-        VLOG_WARN("%s: cannot create internal port %s (%s)",
-                  dp->name, name, ovs_strerror(error));
-        return error;
-    }
-
-    error = netdev_open(peer, "system", &port->tx_netdev);
-    if (!error) {
-        error = netdev_turn_flags_on(port->tx_netdev, NETDEV_UP, NULL);
-    }
-    if (error) {
-        VLOG_WARN("%s: cannot bring up %s, peer of internal port %s (%s)",
-                  dp->name, peer, name, ovs_strerror(error));
-        internal_port_delete(name);
-        return error;
-    }
-    port->peer_name = xstrdup(peer);
-    return 0;
-}
-
-/* The attach mode for 'port' now: its other_config:xdp-mode, or for
- * "auto" what xdp_auto_mode() chooses for the device the program runs on,
- * with the reason in 'port->mode_why'; XDP_ATTACH_AUTO if it cannot
- * tell. */
-static enum xdp_attach_mode
-port_attach_mode(struct dp_xdp_port *port)
-{
-    if (port->mode != XDP_ATTACH_AUTO) {
-        ds_clear(&port->mode_why);
-        return port->mode;
-    }
-    return xdp_auto_mode(netdev_get_name(port->tx_netdev),
-                         port->xdp_ifindex, &port->mode_why);
-}
-
-/* Whether 'port''s program is attached as attach mode 'mode' asks. */
-static bool
-port_attached_as(const struct dp_xdp_port *port, enum xdp_attach_mode mode)
-{
-    switch (mode) {
-    case XDP_ATTACH_NATIVE:
-        return port->att.native;
-    case XDP_ATTACH_GENERIC:
-        return !port->att.native;
-    case XDP_ATTACH_BEST_EFFORT:
-        /* Native, or generic after native failed when it was tried. */
-        return port->att.native || port->att_mode == XDP_ATTACH_BEST_EFFORT;
-    case XDP_ATTACH_AUTO:
-    default:
-        return false;
-    }
-}
-
-/* Tells the program about 'port' and attaches it there. */
-static int
-attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
-{
-    const char *dev = netdev_get_name(port->tx_netdev);
-    int tx_ifindex = netdev_get_ifindex(port->tx_netdev);
-    uint32_t port_no = odp_to_u32(port->port_no);
-    uint32_t xdp_ifindex = port->xdp_ifindex;
-    struct xdp_dp_port value = {
-        .ifindex = tx_ifindex,
-        .tx_mode = port->tx_mode,
-    };
-    int in_fd = bpf_map__fd(dp->skel->maps.xdp_dp_in_ports);
-    uint32_t in_value;
-    int error;
-
-    /* Until the program is known to run natively, its packets may be GSO
-     * segments: the flag sends their outputs through the TC half, which
-     * is right in either mode (see XDP_DP_IN_PORT_F_GENERIC). */
-    port->att_mode = port_attach_mode(port);
-    if (port->att_mode == XDP_ATTACH_AUTO) {
-        port->att_mode = XDP_ATTACH_BEST_EFFORT;
-        ds_clear(&port->mode_why);
-        ds_put_cstr(&port->mode_why, "the device could not be inspected: "
-                    "native if the driver has it");
-    }
-    in_value = port_no | XDP_DP_IN_PORT_F_GENERIC;
-    if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
-                            &port_no, &value, BPF_ANY)
-        || bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_tx_ports),
-                               &port_no, &tx_ifindex, BPF_ANY)
-        || bpf_map_update_elem(in_fd, &xdp_ifindex, &in_value, BPF_ANY)) {
-        error = errno;
-        VLOG_WARN("%s: cannot add port %s to the XDP program's maps (%s)",
-                  dp->name, dev, ovs_strerror(error));
-        return error;
-    }
-
-    char *pin = (dp->pinned
-                 ? xdp_pin_link_path(dp->name, port->xdp_ifindex) : NULL);
-    dp_xdp_claim_stale_link(dp, port->xdp_ifindex);
-    error = xdp_attach_port(dev, port->xdp_ifindex, dp->xdp_prog_fd,
-                            dp->tc_prog_fd, port->att_mode, pin, &port->att);
-    free(pin);
-    if (error) {
-        bpf_map_delete_elem(in_fd, &xdp_ifindex);
-        return error;
-    }
-    if (port->att.native) {
-        in_value = port_no;
-        if (bpf_map_update_elem(in_fd, &xdp_ifindex, &in_value, BPF_ANY)) {
-            VLOG_WARN("%s: port %s: cannot mark it native in the XDP "
-                      "program's maps (%s): its outputs take the TC path",
-                      dp->name, dev, ovs_strerror(errno));
-        }
-    }
-    port->attached = true;
-    return 0;
-}
-
-static void
-detach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
-{
-    uint32_t port_no = odp_to_u32(port->port_no);
-    uint32_t xdp_ifindex = port->xdp_ifindex;
-    struct xdp_dp_port none = { .tx_mode = XDP_DP_TX_NONE };
-
-    if (!port->attached) {
-        return;
-    }
-    char *pin = (dp->pinned
-                 ? xdp_pin_link_path(dp->name, port->xdp_ifindex) : NULL);
-    xdp_detach_port(netdev_get_name(port->tx_netdev), pin, &port->att);
-    free(pin);
-    bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
-                        &xdp_ifindex);
-    bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
-                        &port_no, &none, BPF_ANY);
-    bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.xdp_dp_tx_ports),
-                        &port_no);
-    port->attached = false;
-}
-
-static void
-dp_xdp_port_destroy(struct dp_xdp *dp, struct dp_xdp_port *port)
-{
-    netdev_restore_flags(port->sf);
-    detach_port(dp, port);
-    if (port->peer_name) {
-        int error = internal_port_delete(netdev_get_name(port->netdev));
-
-        if (error && error != ENODEV) {
-            VLOG_WARN("%s: cannot delete internal port %s (%s)", dp->name,
-                      netdev_get_name(port->netdev), ovs_strerror(error));
-        }
-    }
-    netdev_close(port->tx_netdev);
-    netdev_close(port->netdev);
-    ds_destroy(&port->mode_why);
-    free(port->peer_name);
-    free(port->type);
-    free(port);
-}
-
-static int update_tx_mode(struct dp_xdp *, struct dp_xdp_port *);
-
-/* Sets up 'port', whose 'port_no', 'netdev' and 'type' are set, in the
- * kernel. */
-static int
-dp_xdp_port_setup(struct dp_xdp *dp, struct dp_xdp_port *port)
-{
-    const char *name = netdev_get_name(port->netdev);
-    const char *type = port->type;
-    int error;
-
-    if (!strcmp(type, "internal")) {
-        error = setup_internal_port(dp, port, name);
-        if (error) {
-            return error;
-        }
-        port->xdp_ifindex = netdev_get_ifindex(port->tx_netdev);
-        port->tx_mode = XDP_DP_TX_SKB;
-    } else {
-        port->tx_netdev = netdev_ref(port->netdev);
-    }
-
-    port->ifindex = netdev_get_ifindex(port->netdev);
-    if (port->ifindex < 0) {
-        error = -port->ifindex;
-        VLOG_WARN("%s: cannot add port %s: it has no kernel ifindex (%s)",
-                  dp->name, name, ovs_strerror(error));
-        return error;
-    }
-
-    if (!strncmp(type, "dummy", 5)) {
-        /* A dummy device (tests only) has no kernel device behind its
-         * ifindex: the program is not attached and switches nothing. */
-        port->tx_mode = XDP_DP_TX_NONE;
-        return 0;
-    }
-
-    enum netdev_flags flags;
-    if (!netdev_get_flags(port->netdev, &flags) && flags & NETDEV_LOOPBACK) {
-        /* As the kernel datapath refuses it: what the host sends itself
-         * would be switched into the network, and back. */
-        VLOG_WARN("%s: cannot add port %s: a loopback device cannot be a "
-                  "switch port", dp->name, name);
-        return EINVAL;
-    }
-    if (!port->peer_name) {
-        port->xdp_ifindex = port->ifindex;
-        port->tx_mode = choose_tx_mode(port);
-    }
-    if (port->tx_request != XDP_DP_TX_NONE) {
-        port->tx_mode = port->tx_request;
-    }
-    error = attach_port(dp, port);
-    if (!error) {
-        /* Now that the attach mode is known. */
-        error = update_tx_mode(dp, port);
-    }
-    if (!error && !port->peer_name) {
-        /* A switch port takes frames for any address, as the kernel
-         * datapath and dpif-netdev make their ports: without it a NIC
-         * filters out frames for the VMs behind it, and a Linux bridge
-         * device never passes up the unicast frames it has not learned.
-         * (An internal port's hidden peer takes whatever the host sends
-         * it anyway.) */
-        int error2 = netdev_turn_flags_on(port->netdev, NETDEV_PROMISC,
-                                          &port->sf);
-        if (error2) {
-            VLOG_WARN("%s: port %s: cannot turn promiscuous mode on (%s): "
-                      "frames for other addresses may not reach it",
-                      dp->name, name, ovs_strerror(error2));
-        }
-    }
-    return error;
-}
-
-/* After a restart, returns the port number that 'netdev' had in the earlier
- * run, if the pinned maps remember one that is free, else ODPP_NONE.  The
- * flows taken back from the pinned maps name ports by number, so a port
- * must get its number back. */
-static odp_port_t
-dp_xdp_previous_port_no(struct dp_xdp *dp, const struct netdev *netdev)
-    OVS_REQUIRES(dp->port_mutex)
-{
-    uint32_t ifindex, port_no;
-
-    if (!dp->reused) {
-        return ODPP_NONE;
-    }
-    if (!strcmp(netdev_get_type(netdev), "internal")) {
-        char peer[INTERNAL_PORT_PEER_NAME_LEN];
-
-        internal_port_peer_name(netdev_get_name(netdev), peer);
-        ifindex = if_nametoindex(peer);
-    } else {
-        int error = netdev_get_ifindex(netdev);
-
-        ifindex = error > 0 ? error : 0;
-    }
-    if (!ifindex
-        || bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
-                               &ifindex, &port_no)
-        || !(port_no &= XDP_DP_IN_PORT_MASK)
-        || port_no >= DP_XDP_MAX_PORTS
-        || dp_xdp_lookup_port(dp, u32_to_odp(port_no))) {
-        return ODPP_NONE;
-    }
-    return u32_to_odp(port_no);
-}
-
-static int
-dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
-                  odp_port_t *port_nop)
-{
-    struct dp_xdp *dp = get_dp_xdp(dpif);
-    const char *name = netdev_get_name(netdev);
-    struct dp_xdp_port *port;
-    odp_port_t port_no;
-    int error = 0;
-
-    ovs_mutex_lock(&dp->port_mutex);
-    if (dp_xdp_lookup_port_by_name(dp, name)) {
-        error = EEXIST;
-        goto out;
-    }
-    if (*port_nop != ODPP_NONE) {
-        port_no = *port_nop;
-        if (odp_to_u32(port_no) == 0
-            || odp_to_u32(port_no) >= DP_XDP_MAX_PORTS) {
-            error = EINVAL;
-            goto out;
-        }
-        if (dp_xdp_lookup_port(dp, port_no)) {
-            error = EBUSY;
-            goto out;
-        }
-    } else {
-        port_no = dp_xdp_previous_port_no(dp, netdev);
-        if (port_no == ODPP_NONE) {
-            port_no = dp_xdp_choose_port(dp);
-        }
-        if (port_no == ODPP_NONE) {
-            error = EFBIG;
-            goto out;
-        }
-    }
-
-    port = xzalloc(sizeof *port);
-    port->port_no = port_no;
-    port->netdev = netdev_ref(netdev);
-    port->type = xstrdup(netdev_get_type(netdev));
-    port->att.link_fd = -1;
-    port->netdev_seq = netdev_get_change_seq(netdev);
-    error = dp_xdp_port_setup(dp, port);
-    if (error) {
-        dp_xdp_port_destroy(dp, port);
-        goto out;
-    }
-    hmap_insert(&dp->ports, &port->node, dp_xdp_hash_port_no(port_no));
-    seq_change(dp->port_seq);
-    *port_nop = port_no;
-
-    if (port->attached) {
-        VLOG_INFO("%s: added port %s as port %"PRIu32" (ifindex %d, %s "
-                  "XDP, transmit by %s)", dp->name, name,
-                  odp_to_u32(port_no), port->ifindex,
-                  port->att.native ? "native" : "generic",
-                  tx_mode_to_string(port->tx_mode));
-    } else {
-        VLOG_INFO("%s: added port %s as port %"PRIu32" (not a kernel "
-                  "device: no XDP)", dp->name, name, odp_to_u32(port_no));
-    }
-out:
-    ovs_mutex_unlock(&dp->port_mutex);
-    return error;
-}
-
-static int
-dpif_xdp_port_del(struct dpif *dpif, odp_port_t port_no)
-{
-    struct dp_xdp *dp = get_dp_xdp(dpif);
-    struct dp_xdp_port *port;
-    int error = 0;
-
-    ovs_mutex_lock(&dp->port_mutex);
-    port = dp_xdp_lookup_port(dp, port_no);
-    if (port) {
-        hmap_remove(&dp->ports, &port->node);
-        seq_change(dp->port_seq);
-        VLOG_INFO("%s: removed port %s", dp->name,
-                  netdev_get_name(port->netdev));
-        dp_xdp_port_destroy(dp, port);
-    } else {
-        error = ENOENT;
-    }
-    ovs_mutex_unlock(&dp->port_mutex);
-    return error;
-}
-
-/* Parses 'other_config:xdp-mode'.  Returns false if it is invalid. */
-static bool
-parse_xdp_mode(const char *s, enum xdp_attach_mode *mode)
-{
-    if (!s || !strcmp(s, "auto")) {
-        *mode = XDP_ATTACH_AUTO;
-    } else if (!strcmp(s, "best-effort")) {
-        *mode = XDP_ATTACH_BEST_EFFORT;
-    } else if (!strcmp(s, "native")) {
-        *mode = XDP_ATTACH_NATIVE;
-    } else if (!strcmp(s, "generic")) {
-        *mode = XDP_ATTACH_GENERIC;
-    } else {
-        return false;
-    }
-    return true;
-}
-
-/* Parses 'other_config:xdp-tx'.  Returns false if it is invalid. */
-static bool
-parse_xdp_tx(const char *s, enum xdp_dp_tx_mode *mode)
-{
-    if (!s || !strcmp(s, "auto")) {
-        *mode = XDP_DP_TX_NONE;
-    } else if (!strcmp(s, "redirect")) {
-        *mode = XDP_DP_TX_REDIRECT;
-    } else if (!strcmp(s, "skb")) {
-        *mode = XDP_DP_TX_SKB;
-    } else {
-        return false;
-    }
-    return true;
-}
-
-/* Applies 'port->tx_request' (or the automatic choice) to the program. */
-static int
-update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
-    OVS_REQUIRES(dp->port_mutex)
-{
-    uint32_t port_no = odp_to_u32(port->port_no);
-    struct xdp_dp_port value;
-
-    if (port->tx_request != XDP_DP_TX_NONE) {
-        port->tx_mode = port->tx_request;
-    } else if (port->peer_name) {
-        port->tx_mode = XDP_DP_TX_SKB;
-    } else {
-        port->tx_mode = choose_tx_mode(port);
-    }
-    if (!port->attached) {
-        return 0;
-    }
-    value = (struct xdp_dp_port) {
-        .ifindex = netdev_get_ifindex(port->tx_netdev),
-        .tx_mode = port->tx_mode,
-    };
-    return (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
-                                &port_no, &value, BPF_ANY)
-            ? errno : 0);
-}
-
-/* The Interface's other_config reaches the datapath here.  other_config,
- * not options: ofproto hands 'options' to the netdev, and Linux system
- * devices take none, while other_config goes to the datapath (as
- * dpif-netdev's pmd-rxq-affinity does).  'xdp-mode' takes the values of
- * OVS's afxdp ports, native, generic and best-effort, and "auto" (the
- * default), which chooses per device (dispatcher/xdp-auto-mode.c) and
- * chooses again at every reconfiguration, so that a port follows its
- * veth's peer when an XDP program comes or goes there.
- *
- * 'xdp-tx' says how the program sends to the port: "redirect" (XDP
- * redirect through the devmap), "skb" (through the TC half), or "auto"
- * (the default: skb for veths, whose XDP transmit loses frames unless the
- * peer runs NAPI, which we cannot see from here when the peer is in
- * another namespace, and for devices where the program runs in generic
- * mode, which have no XDP transmit; redirect for everything else).  An
- * operator who knows that a veth's peer runs NAPI can ask for
- * "redirect".  Packets that arrive in generic mode go through the TC half
- * whatever the output's mode (see XDP_DP_IN_PORT_F_GENERIC).
- *
- * XDP cannot switch a link between native and generic mode, so a change
- * detaches and attaches again: the port is without the program for that
- * moment. */
-static int
-dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
-                         const struct smap *cfg)
-{
-    struct dp_xdp *dp = get_dp_xdp(dpif);
-    const char *value = smap_get(cfg, "xdp-mode");
-    const char *tx_value = smap_get(cfg, "xdp-tx");
-    enum xdp_dp_tx_mode tx_request;
-    struct dp_xdp_port *port;
-    enum xdp_attach_mode mode;
-    int error = 0;
-
-    if (!parse_xdp_mode(value, &mode)) {
-        VLOG_WARN("%s: port %"PRIu32": other_config:xdp-mode=%s is not "
-                  "one of auto, native, generic, best-effort; ignored",
-                  dp->name, odp_to_u32(port_no), value);
-        return EINVAL;
-    }
-    if (!parse_xdp_tx(tx_value, &tx_request)) {
-        VLOG_WARN("%s: port %"PRIu32": other_config:xdp-tx=%s is not "
-                  "one of auto, redirect, skb; ignored",
-                  dp->name, odp_to_u32(port_no), tx_value);
-        return EINVAL;
-    }
-
-    ovs_mutex_lock(&dp->port_mutex);
-    port = dp_xdp_lookup_port(dp, port_no);
-    if (!port) {
-        goto out;
-    }
-    if (tx_request != port->tx_request) {
-        port->tx_request = tx_request;
-        error = update_tx_mode(dp, port);
-        VLOG_INFO("%s: port %s: transmit by %s", dp->name,
-                  netdev_get_name(port->netdev),
-                  tx_mode_to_string(port->tx_mode));
-    }
-    if (mode == port->mode && mode != XDP_ATTACH_AUTO) {
-        goto out;
-    }
-    port->mode = mode;
-    if (!port->attached) {
-        goto out;
-    }
-    enum xdp_attach_mode effective = port_attach_mode(port);
-    if (effective == XDP_ATTACH_AUTO || port_attached_as(port, effective)) {
-        /* Attached as asked, or "auto" cannot tell now (the device is
-         * going away, say): leave it. */
-        if (effective != XDP_ATTACH_AUTO) {
-            port->att_mode = effective;
-        }
-        goto out;
-    }
-
-    detach_port(dp, port);
-    error = attach_port(dp, port);
-    if (!error) {
-        error = update_tx_mode(dp, port);
-    }
-    if (error) {
-        VLOG_WARN("%s: port %s: cannot attach in %s mode (%s): the port "
-                  "does not switch packets", dp->name,
-                  netdev_get_name(port->netdev),
-                  xdp_attach_mode_to_string(mode), ovs_strerror(error));
-    } else {
-        VLOG_INFO("%s: port %s: now attached in %s mode", dp->name,
-                  netdev_get_name(port->netdev),
-                  port->att.native ? "native" : "generic");
-    }
-out:
-    ovs_mutex_unlock(&dp->port_mutex);
-    return error;
-}
-
-/* Returns a reference to the netdev through which userspace sends on
- * 'port_no', or NULL.  The caller closes it. */
-struct netdev *
-dp_xdp_port_netdev_ref(struct dp_xdp *dp, odp_port_t port_no)
-{
-    struct netdev *netdev = NULL;
-    struct dp_xdp_port *port;
-
-    ovs_mutex_lock(&dp->port_mutex);
-    port = dp_xdp_lookup_port(dp, port_no);
-    if (port) {
-        netdev = netdev_ref(port->tx_netdev);
-    }
-    ovs_mutex_unlock(&dp->port_mutex);
-    return netdev;
 }
 
 static void
