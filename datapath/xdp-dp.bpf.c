@@ -152,8 +152,14 @@ upcall_allowed(__u32 in_port)
     return 1;
 }
 
+/* What upcall() returns, instead of an XDP verdict, for an upcall that the
+ * TC half makes: XDP_PASS, not counted as forwarded. */
+#define UPCALL_VIA_TC (-2)
+
 /* Hands the frame to ovs-vswitchd, with the packet's metadata 'md', if its
- * port's upcall budget allows.  Returns the XDP verdict. */
+ * port's upcall budget allows: through the upcall ring, or for a packet
+ * that arrived in generic mode through the TC half, which can tell its GSO
+ * size.  Returns the XDP verdict, or UPCALL_VIA_TC. */
 static __always_inline int
 upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
        struct pass_buf *buf, __u32 arg)
@@ -166,12 +172,40 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
         COUNT(n_lost, 1);
         return XDP_DROP;
     }
+    if (md->skb_only) {
+        /* The TC half makes the upcall, with the skb's GSO size (see
+         * XDP_DP_SKB_META_F_UPCALL). */
+        struct xdp_dp_skb_meta *meta;
+
+        if (bpf_xdp_adjust_meta(ctx, -(int) sizeof *meta)) {
+            COUNT(n_lost, 1);
+            return XDP_DROP;
+        }
+        meta = (void *) (long) ctx->data_meta;
+        if ((void *) (meta + 1) > (void *) (long) ctx->data) {
+            COUNT(n_lost, 1);
+            return XDP_DROP;
+        }
+        meta->magic = XDP_DP_SKB_META_MAGIC;
+        meta->n_outputs = 0;
+        meta->flags = XDP_DP_SKB_META_F_UPCALL;
+        meta->csum_pseudo = meta->csum_other = 0;
+        meta->up.type = type;
+        meta->up.in_port = md->in_port;
+        meta->up.slot = arg;
+        meta->up.recirc_id = md->recirc_id;
+        meta->up.dp_hash = md->dp_hash;
+        meta->ifindex[5] = 0;
+        return UPCALL_VIA_TC;
+    }
     up->type = type;
     up->in_port = md->in_port;
     up->slot = arg;
     up->pkt_len = len;
     up->recirc_id = md->recirc_id;
     up->dp_hash = md->dp_hash;
+    up->gso_size = 0;
+    up->pad = 0;
     if (bpf_perf_event_output(ctx, &xdp_dp_upcalls,
                               BPF_F_CURRENT_CPU | (len << 32),
                               up, sizeof *up)) {
@@ -1058,8 +1092,12 @@ xdp_dp_main(struct xdp_md *ctx)
         }
         verdict = xdp_dp_recirc_pass__(ctx, &md, &buf);
     }
-    /* Upcalls and drops return XDP_DROP; only the outputs of a flow's
-     * actions return XDP_REDIRECT or, towards the TC half, XDP_PASS. */
+    /* Upcalls and drops return XDP_DROP, but for upcalls that the TC half
+     * makes (UPCALL_VIA_TC); only the outputs of a flow's actions return
+     * XDP_REDIRECT or, towards the TC half, XDP_PASS. */
+    if (verdict == UPCALL_VIA_TC) {
+        return XDP_PASS;
+    }
     if (verdict == XDP_REDIRECT || verdict == XDP_PASS) {
         COUNT(n_forwarded, 1);
     }
@@ -1158,6 +1196,25 @@ xdp_dp_tc(struct __sk_buff *skb)
     if ((void *) (meta + 1) > (void *) (long) skb->data
         || meta->magic != XDP_DP_SKB_META_MAGIC) {
         return TC_ACT_OK;
+    }
+    if (meta->flags & XDP_DP_SKB_META_F_UPCALL) {
+        struct xdp_dp_upcall up = {
+            .type = meta->up.type,
+            .in_port = meta->up.in_port,
+            .slot = meta->up.slot,
+            .pkt_len = skb->len,
+            .recirc_id = meta->up.recirc_id,
+            .dp_hash = meta->up.dp_hash,
+            .gso_size = skb->gso_size,
+        };
+        __u64 len = skb->len;
+
+        if (bpf_perf_event_output(skb, &xdp_dp_upcalls,
+                                  BPF_F_CURRENT_CPU | (len << 32),
+                                  &up, sizeof up)) {
+            COUNT(n_lost, 1);
+        }
+        return TC_ACT_SHOT;
     }
     n = meta->n_outputs;
     if (!n || n > XDP_DP_MAX_OUTPUTS) {

@@ -364,6 +364,11 @@ struct xdp_dp_upcall {
     __u32 pkt_len;              /* Length of the packet that follows. */
     __u32 recirc_id;            /* The packet's recirculation id and... */
     __u32 dp_hash;              /* ...datapath hash (0 before any). */
+    __u32 gso_size;             /* The packet is a GSO segment of datagrams
+                                 * (or TCP segments) of this many bytes of
+                                 * payload, or 0 (see
+                                 * XDP_DP_SKB_META_F_UPCALL). */
+    __u32 pad;                  /* Must be zero. */
 };
 
 /* Pinned layout
@@ -422,11 +427,26 @@ struct xdp_dp_skb_meta {
     __u8 flags;                 /* XDP_DP_SKB_META_F_*. */
     __u16 csum_pseudo;          /* See above. */
     __u16 csum_other;           /* See above. */
-    __u32 ifindex[XDP_DP_MAX_OUTPUTS];  /* Where to send the skb. */
+    union {
+        __u32 ifindex[XDP_DP_MAX_OUTPUTS];  /* Where to send the skb. */
+        struct {                /* XDP_DP_SKB_META_F_UPCALL: */
+            __u32 type;         /* struct xdp_dp_upcall's members. */
+            __u32 in_port;
+            __u32 slot;
+            __u32 recirc_id;
+            __u32 dp_hash;
+        } up;
+    };
 };
 #define XDP_DP_SKB_META_MAGIC 0x0f5e
 #define XDP_DP_SKB_META_F_L4_CSUM 0x01  /* Apply 'csum_pseudo' and
                                          * 'csum_other' to the IPv4
                                          * packet's TCP or UDP checksum. */
+/* XDP_DP_SKB_META_F_UPCALL: an upcall, made by the TC half instead of XDP
+ * for a packet that arrived in generic mode (XDP_DP_IN_PORT_F_GENERIC):
+ * the skb knows whether it is a GSO segment and of what size, which the
+ * XDP program cannot see, and ovs-vswitchd needs that size to cut a UDP
+ * GSO segment into its datagrams (dpif-xdp-gso.c). */
+#define XDP_DP_SKB_META_F_UPCALL 0x02
 
 #endif /* xdp-dp.h */

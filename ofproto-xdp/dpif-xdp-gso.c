@@ -32,10 +32,14 @@
  *
  * Open vSwitch 3.1 has no software segmentation of its own (its
  * userspace TSO hands segments to the kernel only through tap devices'
- * virtio-net headers), so this is written here.  UDP GSO segments (QUIC)
- * cannot be cut right: the segment size is in the skb, which the frame
- * does not carry; they are dropped, logged and counted
- * (xdp_gso_unsupported). */
+ * virtio-net headers), so this is written here.  A packet that arrived in
+ * generic mode is sent up by the program's TC half, which gives its GSO
+ * size ('gso_size' of struct xdp_dp_upcall): TCP is cut at that size, as
+ * the sender asked, and UDP GSO segments (QUIC) into their datagrams, as
+ * udp4_ufo_fragment()'s GSO would, each with its own UDP header.  Without
+ * the size (a packet that ofproto had executed after a miss), TCP is cut
+ * at the MTU, and a UDP GSO segment cannot be cut right: it is dropped,
+ * logged and counted (xdp_gso_unsupported). */
 
 #include <config.h>
 
@@ -81,17 +85,25 @@ add(struct netdev *netdev, struct dp_packet_batch *batch, struct dp_packet *p)
     dp_packet_batch_add(batch, p);
 }
 
-/* Cuts TCP packet 'p' into segments whose IP packets fit in 'mtu' bytes,
- * appending them to 'batch' (sent on 'netdev' whenever it fills).  Returns
- * false, without touching 'p', if 'p' is not a TCP packet that can be cut
- * so. */
+/* Cuts packet 'p', of GSO size 'gso_size' (0 if unknown), into packets
+ * that fit in 'mtu' bytes of IP: TCP segments of at most 'gso_size' bytes
+ * of payload, or the datagrams of a UDP GSO segment.  Appends them to
+ * 'batch' (sent on 'netdev' whenever it fills).  Returns false, without
+ * touching 'p', if 'p' cannot be cut so. */
+static bool segment_udp(struct netdev *, struct dp_packet *,
+                        const struct flow *, int mtu, uint32_t gso_size,
+                        struct dp_packet_batch *);
+
 static bool
-segment_tcp(struct netdev *netdev, struct dp_packet *p, int mtu,
-            struct dp_packet_batch *batch)
+segment(struct netdev *netdev, struct dp_packet *p, int mtu,
+        uint32_t gso_size, struct dp_packet_batch *batch)
 {
     struct flow flow;
 
     flow_extract(p, &flow);
+    if (flow.nw_proto == IPPROTO_UDP && gso_size) {
+        return segment_udp(netdev, p, &flow, mtu, gso_size, batch);
+    }
     if (flow.nw_proto != IPPROTO_TCP || flow.nw_frag & FLOW_NW_FRAG_ANY
         || !dp_packet_l3(p) || !dp_packet_l4(p)
         || dp_packet_l4_size(p) < TCP_HEADER_LEN) {
@@ -128,8 +140,15 @@ segment_tcp(struct netdev *netdev, struct dp_packet *p, int mtu,
         return false;
     }
 
+    if (ip_len <= (size_t) mtu) {
+        return false;           /* Fits already. */
+    }
+
     size_t payload = ip_len - l3_len - tcp_len;
     size_t mss = mtu - l3_len - tcp_len;
+    if (gso_size && gso_size < mss) {
+        mss = gso_size;         /* What the sender's stack asked for. */
+    }
     uint32_t seq = ntohl(get_16aligned_be32(&tcp->tcp_seq));
     uint16_t flags = TCP_FLAGS(tcp->tcp_ctl);
     uint16_t ip_id = ipv4 ? ntohs(((const struct ip_header *) l3)->ip_id) : 0;
@@ -180,8 +199,94 @@ segment_tcp(struct netdev *netdev, struct dp_packet *p, int mtu,
     return true;
 }
 
+/* Cuts the UDP GSO segment 'p', whose flow is 'flow', into its datagrams
+ * of 'gso_size' bytes of payload (the last one shorter), each with its own
+ * UDP header, length and checksum and, for IPv4, IP header.  See
+ * segment(). */
+static bool
+segment_udp(struct netdev *netdev, struct dp_packet *p,
+            const struct flow *flow, int mtu, uint32_t gso_size,
+            struct dp_packet_batch *batch)
+{
+    if (flow->nw_frag & FLOW_NW_FRAG_ANY || !dp_packet_l3(p)
+        || !dp_packet_l4(p) || dp_packet_l4_size(p) < UDP_HEADER_LEN) {
+        return false;
+    }
+
+    const char *data = dp_packet_data(p);
+    const char *l3 = dp_packet_l3(p);
+    const struct udp_header *udp = dp_packet_l4(p);
+    bool ipv4 = flow->dl_type == htons(ETH_TYPE_IP);
+    size_t l3_len = (const char *) udp - l3;
+    size_t hdr_len = (const char *) udp - data + UDP_HEADER_LEN;
+    size_t ip_len;
+
+    if (ipv4) {
+        ip_len = ntohs(((const struct ip_header *) l3)->ip_tot_len);
+    } else if (flow->dl_type == htons(ETH_TYPE_IPV6)
+               && l3_len == IPV6_HEADER_LEN) {
+        const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) l3;
+
+        ip_len = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
+    } else {
+        return false;
+    }
+    if (ip_len < l3_len + UDP_HEADER_LEN
+        || (l3 - data) + ip_len > dp_packet_size(p)
+        || l3_len + UDP_HEADER_LEN + gso_size > (size_t) mtu) {
+        return false;
+    }
+
+    size_t payload = ip_len - l3_len - UDP_HEADER_LEN;
+    if (payload <= gso_size) {
+        return false;           /* One datagram already. */
+    }
+    uint16_t ip_id = ipv4 ? ntohs(((const struct ip_header *) l3)->ip_id) : 0;
+
+    COVERAGE_INC(xdp_gso_segmented);
+    for (size_t ofs = 0, i = 0; ofs < payload; ofs += gso_size, i++) {
+        size_t n = MIN(gso_size, payload - ofs);
+        struct dp_packet *s = dp_packet_new(hdr_len + n);
+
+        dp_packet_put(s, data, hdr_len);
+        dp_packet_put(s, data + hdr_len + ofs, n);
+        s->packet_type = p->packet_type;
+        s->md = p->md;
+        dp_packet_set_l3(s, (char *) dp_packet_data(s) + (l3 - data));
+        dp_packet_set_l4(s, (char *) dp_packet_l3(s) + l3_len);
+
+        struct udp_header *uh = dp_packet_l4(s);
+        uint32_t pseudo;
+        uh->udp_len = htons(UDP_HEADER_LEN + n);
+        if (ipv4) {
+            struct ip_header *ip = dp_packet_l3(s);
+
+            ip->ip_tot_len = htons(l3_len + UDP_HEADER_LEN + n);
+            ip->ip_id = htons(ip_id + i);
+            ip->ip_csum = 0;
+            ip->ip_csum = csum(ip, l3_len);
+            pseudo = packet_csum_pseudoheader(ip);
+        } else {
+            struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(s);
+
+            ip6->ip6_plen = htons(UDP_HEADER_LEN + n);
+            pseudo = packet_csum_pseudoheader6(ip6);
+        }
+        uh->udp_csum = 0;
+        uh->udp_csum = csum_finish(csum_continue(pseudo, uh,
+                                                 UDP_HEADER_LEN + n));
+        if (!uh->udp_csum) {
+            uh->udp_csum = htons(0xffff);
+        }
+        add(netdev, batch, s);
+    }
+    dp_packet_delete(p);
+    return true;
+}
+
 void
-dp_xdp_send_segmented(struct netdev *netdev, struct dp_packet_batch *batch)
+dp_xdp_send_segmented(struct netdev *netdev, struct dp_packet_batch *batch,
+                      uint32_t gso_size)
 {
     struct dp_packet_batch out;
     struct dp_packet *p;
@@ -198,20 +303,27 @@ dp_xdp_send_segmented(struct netdev *netdev, struct dp_packet_batch *batch)
     DP_PACKET_BATCH_FOR_EACH (i, p, batch) {
         oversized |= dp_packet_size(p) > max;
     }
-    if (!oversized) {
+    if (!oversized && !gso_size) {
         netdev_send(netdev, 0, batch, true);
         return;
     }
 
+    /* A UDP GSO segment must be cut into its datagrams even if it would
+     * fit the MTU whole. */
     dp_packet_batch_init(&out);
     DP_PACKET_BATCH_FOR_EACH (i, p, batch) {
-        if (dp_packet_size(p) <= max) {
+        if (dp_packet_size(p) <= max && !gso_size) {
             add(netdev, &out, p);
-        } else if (!segment_tcp(netdev, p, mtu, &out)) {
+        } else if (segment(netdev, p, mtu, gso_size, &out)) {
+            /* Cut, and taken. */
+        } else if (dp_packet_size(p) <= max) {
+            add(netdev, &out, p);
+        } else {
             COVERAGE_INC(xdp_gso_unsupported);
             VLOG_WARN_RL(&rl, "%s: dropped a %"PRIu32"-byte packet that is "
-                         "longer than the MTU (%d) and is not TCP that can "
-                         "be segmented", netdev_get_name(netdev),
+                         "longer than the MTU (%d) that cannot be cut to it "
+                         "(not TCP, or UDP GSO of unknown segment size)",
+                         netdev_get_name(netdev),
                          dp_packet_size(p), mtu);
             dp_packet_delete(p);
         }

@@ -378,7 +378,8 @@ int dp_xdp_ipf_dump_next(struct dpif *, void *ctx, char **dump);
 int dp_xdp_ipf_dump_done(struct dpif *, void *ctx);
 
 /* dpif-xdp-gso.c */
-void dp_xdp_send_segmented(struct netdev *, struct dp_packet_batch *);
+void dp_xdp_send_segmented(struct netdev *, struct dp_packet_batch *,
+                           uint32_t gso_size);
 
 /* dpif-xdp-stats.c */
 int dp_xdp_read_stats(struct dp_xdp *, struct xdp_dp_stats *sum);

@@ -418,6 +418,8 @@ struct dp_xdp_execute_ctx {
     const struct nlattr *actions;   /* The action list being run... */
     size_t actions_len;             /* ...and its length in bytes. */
     int depth;                      /* Recirculations so far. */
+    uint32_t gso_size;              /* The packet's GSO size, or 0 (see
+                                     * dpif-xdp-gso.c). */
 };
 
 /* Most times ovs-vswitchd recirculates one packet, as dpif-netdev's
@@ -429,7 +431,8 @@ static void dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *,
 
 static void
 dp_xdp_output(struct dp_xdp *dp, odp_port_t port_no,
-              struct dp_packet_batch *batch, bool should_steal)
+              struct dp_packet_batch *batch, bool should_steal,
+              uint32_t gso_size)
 {
     struct netdev *netdev = dp_xdp_port_netdev_ref(dp, port_no);
     struct dp_packet_batch copy;
@@ -449,7 +452,7 @@ dp_xdp_output(struct dp_xdp *dp, odp_port_t port_no,
     dp_packet_batch_apply_cutlen(batch);
     /* Sent or not, the packets are taken; GSO segments longer than the
      * MTU are cut to it first (dpif-xdp-gso.c). */
-    dp_xdp_send_segmented(netdev, batch);
+    dp_xdp_send_segmented(netdev, batch, gso_size);
     netdev_close(netdev);
 }
 
@@ -600,13 +603,14 @@ queue_action_upcall(struct dp_xdp_execute_ctx *ctx,
  * deep. */
 static void
 execute_actions(struct dp_xdp *dp, struct dp_packet *packet,
-                const struct ofpbuf *actions, int depth)
+                const struct ofpbuf *actions, int depth, uint32_t gso_size)
 {
     struct dp_xdp_execute_ctx ctx = {
         .dp = dp,
         .actions = actions->data,
         .actions_len = actions->size,
         .depth = depth,
+        .gso_size = gso_size,
     };
     struct dp_packet_batch batch;
 
@@ -625,7 +629,7 @@ execute_actions(struct dp_xdp *dp, struct dp_packet *packet,
  * 'packet', if no flow matches.  'flow' is flow_extract() of 'packet'. */
 static bool
 execute_uspace_hit(struct dp_xdp *dp, struct dp_packet *packet,
-                   const struct flow *flow, int depth)
+                   const struct flow *flow, int depth, uint32_t gso_size)
 {
     struct ofpbuf *actions;
 
@@ -635,7 +639,7 @@ execute_uspace_hit(struct dp_xdp *dp, struct dp_packet *packet,
     }
     COVERAGE_INC(xdp_uspace_hit);
     dp_xdp_uspace_count(&dp->uspace.n_uspace_hit);
-    execute_actions(dp, packet, actions, depth);
+    execute_actions(dp, packet, actions, depth, gso_size);
     ofpbuf_delete(actions);
     return true;
 }
@@ -665,7 +669,8 @@ execute_recirc(struct dp_xdp_execute_ctx *ctx, struct dp_packet_batch *batch,
 
         p->md.recirc_id = recirc_id;
         flow_extract(p, &flow);
-        if (!execute_uspace_hit(ctx->dp, p, &flow, ctx->depth + 1)) {
+        if (!execute_uspace_hit(ctx->dp, p, &flow, ctx->depth + 1,
+                                ctx->gso_size)) {
             struct dp_xdp_action_upcall *au;
 
             COVERAGE_INC(xdp_upcall_recirc_miss);
@@ -689,7 +694,8 @@ dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *batch,
     struct dp_packet *packet;
 
     if (type == OVS_ACTION_ATTR_OUTPUT) {
-        dp_xdp_output(ctx->dp, nl_attr_get_odp_port(a), batch, should_steal);
+        dp_xdp_output(ctx->dp, nl_attr_get_odp_port(a), batch, should_steal,
+                      ctx->gso_size);
         return;
     }
     if (type == OVS_ACTION_ATTR_USERSPACE) {
@@ -791,7 +797,7 @@ execute_miss_uspace(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 
     flow_extract(packet, &flow);
     complete_partial_csum(packet, &flow);
-    if (execute_uspace_hit(dp, packet, &flow, 0)) {
+    if (execute_uspace_hit(dp, packet, &flow, 0, buf->up.gso_size)) {
         return true;
     }
     dp_packet_delete(packet);
@@ -817,7 +823,7 @@ execute_slow_path(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
         return;                 /* The flow went away meanwhile. */
     }
     complete_partial_csum(packet, &flow);
-    execute_actions(dp, packet, actions, 0);
+    execute_actions(dp, packet, actions, 0, buf->up.gso_size);
     ofpbuf_delete(actions);
 }
 
@@ -829,7 +835,8 @@ execute_output(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
     struct dp_packet_batch batch;
 
     dp_packet_batch_init_packet(&batch, packet);
-    dp_xdp_output(dp, u32_to_odp(buf->up.slot), &batch, true);
+    dp_xdp_output(dp, u32_to_odp(buf->up.slot), &batch, true,
+                  buf->up.gso_size);
 }
 
 /* Receiving. */
