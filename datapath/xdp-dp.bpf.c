@@ -205,7 +205,8 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
     up->recirc_id = md->recirc_id;
     up->dp_hash = md->dp_hash;
     up->gso_size = 0;
-    up->pad = 0;
+    up->vlan_tpid = 0;
+    up->vlan_tci = 0;
     if (bpf_perf_event_output(ctx, &xdp_dp_upcalls,
                               BPF_F_CURRENT_CPU | (len << 32),
                               up, sizeof *up)) {
@@ -1207,6 +1208,13 @@ xdp_dp_tc(struct __sk_buff *skb)
             .dp_hash = meta->up.dp_hash,
             .gso_size = skb->gso_size,
         };
+        /* The stack takes a frame's outer VLAN tag out into the skb
+         * (skb_vlan_untag()) after generic XDP and before TC: the
+         * perf output copies the frame without it. */
+        if (skb->vlan_present) {
+            up.vlan_tpid = skb->vlan_proto;
+            up.vlan_tci = bpf_htons(skb->vlan_tci);
+        }
         __u64 len = skb->len;
 
         if (bpf_perf_event_output(skb, &xdp_dp_upcalls,

@@ -368,7 +368,11 @@ struct xdp_dp_upcall {
                                  * (or TCP segments) of this many bytes of
                                  * payload, or 0 (see
                                  * XDP_DP_SKB_META_F_UPCALL). */
-    __u32 pad;                  /* Must be zero. */
+    __be16 vlan_tpid;           /* Upcalls by the TC half: the outer VLAN
+                                 * tag that the kernel took out of the
+                                 * frame into the skb, which ovs-vswitchd
+                                 * puts back, or 0 if none... */
+    __be16 vlan_tci;            /* ...and its TCI. */
 };
 
 /* Pinned layout

@@ -181,9 +181,27 @@ ring_sample(void *dp_, int cpu OVS_UNUSED, void *data, __u32 size)
         atomic_add_relaxed(&dp->n_queue_lost, 1, &(uint64_t) { 0 });
         return;
     }
-    buf = xmalloc(sizeof *buf + up->pkt_len);
+    if (up->vlan_tpid && up->pkt_len < 2 * ETH_ADDR_LEN) {
+        VLOG_WARN_RL(&rl, "%s: malformed upcall sample (%"PRIu32"-byte "
+                     "frame with a VLAN tag)", dp->name, up->pkt_len);
+        return;
+    }
+    buf = xmalloc(sizeof *buf + up->pkt_len + VLAN_HEADER_LEN);
     buf->up = *up;
-    memcpy(buf->packet, up + 1, up->pkt_len);
+    if (!up->vlan_tpid) {
+        memcpy(buf->packet, up + 1, up->pkt_len);
+    } else {
+        /* The TC half's upcall: the kernel had taken the outer VLAN tag
+         * out of the frame; it goes back after the addresses. */
+        const uint8_t *frame = (const uint8_t *) (up + 1);
+        ovs_be16 tag[2] = { up->vlan_tpid, up->vlan_tci };
+
+        memcpy(buf->packet, frame, 2 * ETH_ADDR_LEN);
+        memcpy(buf->packet + 2 * ETH_ADDR_LEN, tag, sizeof tag);
+        memcpy(buf->packet + 2 * ETH_ADDR_LEN + VLAN_HEADER_LEN,
+               frame + 2 * ETH_ADDR_LEN, up->pkt_len - 2 * ETH_ADDR_LEN);
+        buf->up.pkt_len += VLAN_HEADER_LEN;
+    }
     ovs_list_push_back(&h->queue, &buf->node);
     h->n_queued++;
 }

@@ -733,8 +733,8 @@ bench_ovs_run(const struct bench_ovs *ovs, struct ds *output,
     va_end(args);
 
     status = bench_run(output, "OVS_RUNDIR=%s OVS_LOGDIR=%s OVS_DBDIR=%s "
-                       "OVS_SYSCONFDIR=%s %s", ovs->dir, ovs->dir, ovs->dir,
-                       ovs->dir, command);
+                       "OVS_SYSCONFDIR=%s OVS_XDP_PIN_ROOT=%s %s", ovs->dir,
+                       ovs->dir, ovs->dir, ovs->dir, ovs->pin_root, command);
     free(command);
     return status;
 }
@@ -831,6 +831,10 @@ bench_ovs_start(struct bench_ovs *ovs, struct ds *why)
         goto error;
     }
     ovs->dir = template;
+    /* bpffs refuses names with a dot, so not the run directory's. */
+    static int n_pin_roots;
+    ovs->pin_root = xasprintf("/sys/fs/bpf/%s-pin-%ld-%d", BENCH_PREFIX,
+                              (long) getpid(), n_pin_roots++);
 
     /* Run it under the name 'ovs-vswitchd', as utilities/quickstart.sh
      * does, so that its pid file and control socket are where ovs-appctl
@@ -913,9 +917,10 @@ bench_ovs_stop(struct bench_ovs *ovs)
         }
         free(pidfile);
     }
-    bench_run(NULL, "rm -rf %s", ovs->dir);
+    bench_run(NULL, "rm -rf %s %s", ovs->dir, ovs->pin_root);
     free(ovs->dir);
-    ovs->dir = NULL;
+    free(ovs->pin_root);
+    ovs->dir = ovs->pin_root = NULL;
 }
 
 /* Stops 'ovs' and frees what it holds. */

@@ -127,6 +127,9 @@ struct bench_ovs {
     char *other_config;         /* Extra "key=value" for other_config, or
                                  * NULL. */
     char *dir;                  /* Run directory while started. */
+    char *pin_root;             /* OVS_XDP_PIN_ROOT of ovs-vswitchd-xdp,
+                                 * in bpffs, while started: never the
+                                 * system's. */
     char *error;                /* Why starting failed, once it has. */
     bool tried;                 /* Starting was attempted. */
 };
