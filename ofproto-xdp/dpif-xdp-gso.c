@@ -90,6 +90,51 @@ add(struct netdev *netdev, struct dp_packet_batch *batch, struct dp_packet *p)
  * of payload, or the datagrams of a UDP GSO segment.  Appends them to
  * 'batch' (sent on 'netdev' whenever it fills).  Returns false, without
  * touching 'p', if 'p' cannot be cut so. */
+/* What every piece cut from one packet shares. */
+struct cut {
+    const struct dp_packet *p;  /* The packet being cut. */
+    size_t l3_ofs;              /* Offset of its IP header... */
+    size_t l3_len;              /* ...and that header's length. */
+    size_t hdr_len;             /* Bytes of headers, L4 included. */
+    bool ipv4;                  /* IPv4 (else IPv6)? */
+    uint16_t ip_id;             /* IPv4: the packet's identifier. */
+};
+
+/* Returns piece 'i' of 'c->p': its headers, then the 'n' bytes of its
+ * payload from 'ofs' on, with the IP header's lengths (IPv4: identifier,
+ * checksum) made right for it.  Stores in '*pseudo' the sum of its L4
+ * checksum's pseudo-header. */
+static struct dp_packet *
+cut_piece(const struct cut *c, size_t i, size_t ofs, size_t n,
+          uint32_t *pseudo)
+{
+    const char *data = dp_packet_data(c->p);
+    size_t l4_len = c->hdr_len - c->l3_ofs - c->l3_len + n;
+    struct dp_packet *s = dp_packet_new(c->hdr_len + n);
+
+    dp_packet_put(s, data, c->hdr_len);
+    dp_packet_put(s, data + c->hdr_len + ofs, n);
+    s->packet_type = c->p->packet_type;
+    s->md = c->p->md;
+    dp_packet_set_l3(s, (char *) dp_packet_data(s) + c->l3_ofs);
+    dp_packet_set_l4(s, (char *) dp_packet_l3(s) + c->l3_len);
+    if (c->ipv4) {
+        struct ip_header *ip = dp_packet_l3(s);
+
+        ip->ip_tot_len = htons(c->l3_len + l4_len);
+        ip->ip_id = htons(c->ip_id + i);
+        ip->ip_csum = 0;
+        ip->ip_csum = csum(ip, c->l3_len);
+        *pseudo = packet_csum_pseudoheader(ip);
+    } else {
+        struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(s);
+
+        ip6->ip6_plen = htons(l4_len);
+        *pseudo = packet_csum_pseudoheader6(ip6);
+    }
+    return s;
+}
+
 static bool segment_udp(struct netdev *, struct dp_packet *,
                         const struct flow *, int mtu, uint32_t gso_size,
                         struct dp_packet_batch *);
@@ -151,38 +196,21 @@ segment(struct netdev *netdev, struct dp_packet *p, int mtu,
     }
     uint32_t seq = ntohl(get_16aligned_be32(&tcp->tcp_seq));
     uint16_t flags = TCP_FLAGS(tcp->tcp_ctl);
-    uint16_t ip_id = ipv4 ? ntohs(((const struct ip_header *) l3)->ip_id) : 0;
+    const struct cut c = {
+        .p = p, .l3_ofs = l3 - data, .l3_len = l3_len, .hdr_len = hdr_len,
+        .ipv4 = ipv4,
+        .ip_id = ipv4 ? ntohs(((const struct ip_header *) l3)->ip_id) : 0,
+    };
 
     COVERAGE_INC(xdp_gso_segmented);
     for (size_t ofs = 0, i = 0; ofs < payload; ofs += mss, i++) {
         size_t n = MIN(mss, payload - ofs);
         bool last = ofs + n >= payload;
-        struct dp_packet *s = dp_packet_new(hdr_len + n);
         uint16_t seg_flags = flags;
-
-        dp_packet_put(s, data, hdr_len);
-        dp_packet_put(s, data + hdr_len + ofs, n);
-        s->packet_type = p->packet_type;
-        s->md = p->md;
-        dp_packet_set_l3(s, (char *) dp_packet_data(s) + (l3 - data));
-        dp_packet_set_l4(s, (char *) dp_packet_l3(s) + l3_len);
-
-        struct tcp_header *th = dp_packet_l4(s);
         uint32_t pseudo;
-        if (ipv4) {
-            struct ip_header *ip = dp_packet_l3(s);
+        struct dp_packet *s = cut_piece(&c, i, ofs, n, &pseudo);
+        struct tcp_header *th = dp_packet_l4(s);
 
-            ip->ip_tot_len = htons(l3_len + tcp_len + n);
-            ip->ip_id = htons(ip_id + i);
-            ip->ip_csum = 0;
-            ip->ip_csum = csum(ip, l3_len);
-            pseudo = packet_csum_pseudoheader(ip);
-        } else {
-            struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(s);
-
-            ip6->ip6_plen = htons(tcp_len + n);
-            pseudo = packet_csum_pseudoheader6(ip6);
-        }
         if (!last) {
             seg_flags &= ~(TCP_FIN | TCP_PSH);
         }
@@ -241,37 +269,20 @@ segment_udp(struct netdev *netdev, struct dp_packet *p,
     if (payload <= gso_size) {
         return false;           /* One datagram already. */
     }
-    uint16_t ip_id = ipv4 ? ntohs(((const struct ip_header *) l3)->ip_id) : 0;
+    const struct cut c = {
+        .p = p, .l3_ofs = l3 - data, .l3_len = l3_len, .hdr_len = hdr_len,
+        .ipv4 = ipv4,
+        .ip_id = ipv4 ? ntohs(((const struct ip_header *) l3)->ip_id) : 0,
+    };
 
     COVERAGE_INC(xdp_gso_segmented);
     for (size_t ofs = 0, i = 0; ofs < payload; ofs += gso_size, i++) {
         size_t n = MIN(gso_size, payload - ofs);
-        struct dp_packet *s = dp_packet_new(hdr_len + n);
-
-        dp_packet_put(s, data, hdr_len);
-        dp_packet_put(s, data + hdr_len + ofs, n);
-        s->packet_type = p->packet_type;
-        s->md = p->md;
-        dp_packet_set_l3(s, (char *) dp_packet_data(s) + (l3 - data));
-        dp_packet_set_l4(s, (char *) dp_packet_l3(s) + l3_len);
-
-        struct udp_header *uh = dp_packet_l4(s);
         uint32_t pseudo;
+        struct dp_packet *s = cut_piece(&c, i, ofs, n, &pseudo);
+        struct udp_header *uh = dp_packet_l4(s);
+
         uh->udp_len = htons(UDP_HEADER_LEN + n);
-        if (ipv4) {
-            struct ip_header *ip = dp_packet_l3(s);
-
-            ip->ip_tot_len = htons(l3_len + UDP_HEADER_LEN + n);
-            ip->ip_id = htons(ip_id + i);
-            ip->ip_csum = 0;
-            ip->ip_csum = csum(ip, l3_len);
-            pseudo = packet_csum_pseudoheader(ip);
-        } else {
-            struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(s);
-
-            ip6->ip6_plen = htons(UDP_HEADER_LEN + n);
-            pseudo = packet_csum_pseudoheader6(ip6);
-        }
         uh->udp_csum = 0;
         uh->udp_csum = csum_finish(csum_continue(pseudo, uh,
                                                  UDP_HEADER_LEN + n));
