@@ -152,6 +152,25 @@ upcall_allowed(__u32 in_port)
     return 1;
 }
 
+/* Makes room for a 'struct xdp_dp_skb_meta' in front of the frame in 'ctx',
+ * for the TC half, and stamps its magic.  Returns it, or NULL if the
+ * frame has no room. */
+static __always_inline struct xdp_dp_skb_meta *
+push_skb_meta(struct xdp_md *ctx)
+{
+    struct xdp_dp_skb_meta *meta;
+
+    if (bpf_xdp_adjust_meta(ctx, -(int) sizeof *meta)) {
+        return NULL;
+    }
+    meta = (void *) (long) ctx->data_meta;
+    if ((void *) (meta + 1) > (void *) (long) ctx->data) {
+        return NULL;
+    }
+    meta->magic = XDP_DP_SKB_META_MAGIC;
+    return meta;
+}
+
 /* What upcall() returns, instead of an XDP verdict, for an upcall that the
  * TC half makes: XDP_PASS, not counted as forwarded. */
 #define UPCALL_VIA_TC (-2)
@@ -175,18 +194,12 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
     if (md->skb_only) {
         /* The TC half makes the upcall, with the skb's GSO size (see
          * XDP_DP_SKB_META_F_UPCALL). */
-        struct xdp_dp_skb_meta *meta;
+        struct xdp_dp_skb_meta *meta = push_skb_meta(ctx);
 
-        if (bpf_xdp_adjust_meta(ctx, -(int) sizeof *meta)) {
+        if (!meta) {
             COUNT(n_lost, 1);
             return XDP_DROP;
         }
-        meta = (void *) (long) ctx->data_meta;
-        if ((void *) (meta + 1) > (void *) (long) ctx->data) {
-            COUNT(n_lost, 1);
-            return XDP_DROP;
-        }
-        meta->magic = XDP_DP_SKB_META_MAGIC;
         meta->n_outputs = 0;
         meta->flags = XDP_DP_SKB_META_F_UPCALL;
         meta->csum_pseudo = meta->csum_other = 0;
@@ -609,18 +622,12 @@ static __always_inline int
 pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n,
            const struct l4_csum_diff *diff)
 {
-    struct xdp_dp_skb_meta *meta;
+    struct xdp_dp_skb_meta *meta = push_skb_meta(ctx);
 
-    if (bpf_xdp_adjust_meta(ctx, -(int) sizeof *meta)) {
+    if (!meta) {
         COUNT(n_tx_error, 1);
         return XDP_DROP;
     }
-    meta = (void *) (long) ctx->data_meta;
-    if ((void *) (meta + 1) > (void *) (long) ctx->data) {
-        COUNT(n_tx_error, 1);
-        return XDP_DROP;
-    }
-    meta->magic = XDP_DP_SKB_META_MAGIC;
     meta->n_outputs = n;
     meta->flags = diff->pseudo || diff->other ? XDP_DP_SKB_META_F_L4_CSUM : 0;
     meta->csum_pseudo = csum_fold16(diff->pseudo);
