@@ -168,4 +168,28 @@ struct {
     __type(value, struct xdp_flow_key);
 } xdp_dp_scratch SEC(".maps");
 
+/* The connection cache (see "Connection cache" in xdp-dp.h): tuple to
+ * slot, and by slot what ct() gives the packet and its counters. */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, XDP_DP_MAX_CT);
+    __type(key, struct xdp_dp_ct_key);
+    __type(value, __u32);
+} xdp_dp_ct SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, XDP_DP_MAX_CT);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_ct_entry);
+} xdp_dp_ct_entries SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, XDP_DP_MAX_CT);
+    __type(key, __u32);
+    __type(value, struct xdp_flow_stats);
+} xdp_dp_ct_stats SEC(".maps");
+
 #endif /* xdp-dp-maps.h */

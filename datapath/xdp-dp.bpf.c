@@ -100,14 +100,18 @@ struct pkt_md {
     struct l4_csum_diff diff;   /* Changes to the TCP or UDP checksum made
                                  * by rewrites so far, not yet in the
                                  * frame: the output makes them. */
+    __u32 ct;                   /* What the last ct() in XDP gave the
+                                 * packet (XDP_DP_PKT_CT_*), or 0. */
 };
 
 /* What a pass through the flow table works on (see dp_pass()).  There is
- * one, in xdp_dp_main()'s stack frame, for all the passes of a packet:
- * the 512 bytes of stack that a program has for all its frames would not
- * hold another in the frame of xdp_dp_recirc_pass__().  (The frames of
- * xdp_dp_main(), xdp_dp_recirc_pass__() and xdp_parse_l4__() take 472 of
- * them in the generic program.) */
+ * one per CPU, in map xdp_dp_pass_buf, for all the passes of a packet: the
+ * 512 bytes of stack that a program has for all its frames held it until
+ * the key gained the conntrack fields (the frames of xdp_dp_main(),
+ * xdp_dp_recirc_pass__() and xdp_parse_l4__() then took 544).  A program
+ * runs to its end on one CPU, and nothing it calls runs another XDP or TC
+ * program of ours on the same CPU before it returns, so one per CPU is
+ * enough. */
 struct pass_buf {
     struct xdp_flow_key key;    /* The packet's key. */
     struct xdp_parse_info info; /* Where its headers are. */
@@ -119,6 +123,13 @@ struct pass_buf {
         struct xdp_dp_upcall up;            /* an upcall's header. */
     } tmp;
 };
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct pass_buf);
+} xdp_dp_pass_buf SEC(".maps");
 
 /* Upcalls a port may make per CPU in each XDP_DP_UPCALL_WINDOW_NS (see
  * struct xdp_dp_upcall_budget); 0 means no limit.  Userspace may change
@@ -208,7 +219,7 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
         meta->up.slot = arg;
         meta->up.recirc_id = md->recirc_id;
         meta->up.dp_hash = md->dp_hash;
-        meta->ifindex[5] = 0;
+        meta->up.ct = md->ct;
         return UPCALL_VIA_TC;
     }
     up->type = type;
@@ -220,6 +231,7 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
     up->gso_size = 0;
     up->vlan_tpid = 0;
     up->vlan_tci = 0;
+    up->ct = md->ct;
     if (bpf_perf_event_output(ctx, &xdp_dp_upcalls,
                               BPF_F_CURRENT_CPU | (len << 32),
                               up, sizeof *up)) {
@@ -708,6 +720,8 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
 #define HAS_ACTION(BIT) (!xdp_dp_cfg.enabled || xdp_dp_cfg.action_bits & (BIT))
 #define ACTION_BIT(TYPE) (1u << (TYPE))
 
+#include "xdp-dp-ct.h"
+
 /* Datapath hash
  * =============
  *
@@ -825,7 +839,7 @@ hash_5tuple(const struct xdp_flow_key *key, __u32 basis)
  * the actions are not of that shape. */
 static __always_inline int
 do_recirc(const struct xdp_flow *flow, __u32 i, struct pkt_md *md,
-          const struct l4_csum_diff *diff)
+          const struct l4_csum_diff *diff, __u32 ct)
 {
     const struct xdp_dp_action *a = &flow->actions[i];
 
@@ -840,12 +854,16 @@ do_recirc(const struct xdp_flow *flow, __u32 i, struct pkt_md *md,
     }
     md->recirc_id = a->recirc.id;
     md->diff = *diff;
+    if (ct) {
+        md->ct = ct;
+    }
     return 0;
 }
 
 /* Runs 'flow''s actions on the packet in 'ctx', whose metadata is 'md' and
- * key 'buf->key'.  Returns the XDP verdict, or RECIRCULATE with 'md' set
- * up for the next pass.
+ * key 'buf->key'; a ct() among them uses the connection cache entry 'cte',
+ * of slot 'ct_slot', that dp_pass() found.  Returns the XDP verdict, or
+ * RECIRCULATE with 'md' set up for the next pass.
  *
  * The actions only read 'md' until they recirculate, which ends them:
  * xdp_dp_main() reads 'md' after its first pass, so the verifier would
@@ -853,11 +871,13 @@ do_recirc(const struct xdp_flow *flow, __u32 i, struct pkt_md *md,
  * earlier actions wrote there. */
 static __always_inline int
 execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
-        struct pass_buf *buf)
+        struct pass_buf *buf, const struct xdp_dp_ct_entry *cte,
+        __u32 ct_slot)
 {
     const struct xdp_flow_key *key = &buf->key;
     struct l4_csum_diff diff = md->diff;
     __u32 n = flow->n_actions;
+    __u32 ct = 0;
 
     for (__u32 i = 0; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
         const struct xdp_dp_action *a = &flow->actions[i];
@@ -903,10 +923,24 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
         case XDP_DP_ACTION_HASH:
         case XDP_DP_ACTION_RECIRC:
             if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_RECIRC))
-                && !do_recirc(flow, i, md, &diff)) {
+                && !do_recirc(flow, i, md, &diff, ct)) {
                 return RECIRCULATE;
             }
             error = -1;
+            break;
+        case XDP_DP_ACTION_CT:
+            if (!HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) || !cte) {
+                error = -1;
+                break;
+            }
+            ct = (ct_slot + 1) & XDP_DP_PKT_CT_SLOT_MASK;
+            if (a->ct.flags & XDP_DP_CT_F_NAT && cte->nat_state) {
+                error = do_set_ipv4(ctx, &cte->nat_ip, key, &diff);
+                if (!error && cte->nat_l4.type) {
+                    error = do_set_l4_ports(ctx, &cte->nat_l4, key, &diff);
+                }
+                ct |= XDP_DP_PKT_CT_F_NAT;
+            }
             break;
         default:
             error = -1;
@@ -1010,6 +1044,9 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
     key->in_port = md->in_port;
     key->recirc_id = md->recirc_id;
     key->dp_hash = md->dp_hash;
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && md->ct) {
+        ct_fill_key(key, md->ct);
+    }
     if (info->flags & XDP_PARSE_F_INCOMPLETE) {
         /* The key is not what flow_extract() would make: no megaflow may
          * match it.  ovs-vswitchd handles the packet. */
@@ -1047,6 +1084,25 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
         dp_stats->n_slow_path++;
         return upcall_pass(ctx, XDP_DP_UPCALL_SLOW_PATH, md, buf, slot);
     }
+
+    const struct xdp_dp_ct_entry *cte = NULL;
+    __u32 ct_slot = 0;
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT))
+        && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CT)) {
+        /* Before any of the flow's actions runs, so that a miss hands
+         * ovs-vswitchd the packet as the flow found it. */
+        if (!all_l4 && xdp_parse_l4_pending(key, info)) {
+            xdp_parse_l4__(ctx, key, info);
+        }
+        cte = ct_lookup(ctx, flow, key, info,
+                        (struct xdp_dp_ct_key *) buf->tmp.ck, &ct_slot);
+        if (!cte) {
+            dp_stats->n_ct_miss++;
+            dp_stats->n_slow_path++;
+            return upcall_pass(ctx, XDP_DP_UPCALL_SLOW_PATH, md, buf, slot);
+        }
+        dp_stats->n_ct_hit++;
+    }
     dp_stats->n_hit++;
 
     struct xdp_flow_stats *stats = bpf_map_lookup_elem(&xdp_dp_flow_stats,
@@ -1061,7 +1117,7 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
             __sync_fetch_and_or(&stats->tcp_flags, bpf_ntohs(key->tcp_flags));
         }
     }
-    return execute(ctx, flow, md, buf);
+    return execute(ctx, flow, md, buf, cte, ct_slot);
 }
 
 /* dp_pass() for the passes after a recirculation: a global BPF function,
@@ -1082,7 +1138,8 @@ xdp_dp_main(struct xdp_md *ctx)
 {
     __u32 ifindex = ctx->ingress_ifindex;
     __u32 *port_no = bpf_map_lookup_elem(&xdp_dp_in_ports, &ifindex);
-    struct pass_buf buf;
+    struct pass_buf *buf;
+    __u32 zero = 0;
     struct pkt_md md = {};
     int verdict;
 
@@ -1091,14 +1148,18 @@ xdp_dp_main(struct xdp_md *ctx)
     }
     md.in_port = *port_no & XDP_DP_IN_PORT_MASK;
     md.skb_only = *port_no & XDP_DP_IN_PORT_F_GENERIC;
-    verdict = dp_pass(ctx, &md, &buf);
+    buf = bpf_map_lookup_elem(&xdp_dp_pass_buf, &zero);
+    if (!buf) {
+        return XDP_PASS;
+    }
+    verdict = dp_pass(ctx, &md, buf);
     for (int i = 0; HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_RECIRC))
                     && verdict == RECIRCULATE; i++) {
         if (i == XDP_DP_MAX_RECIRC) {
             COUNT(n_recirc_limited, 1);
             return XDP_DROP;
         }
-        verdict = xdp_dp_recirc_pass__(ctx, &md, &buf);
+        verdict = xdp_dp_recirc_pass__(ctx, &md, buf);
     }
     /* Upcalls and drops return XDP_DROP, but for upcalls that the TC half
      * makes (UPCALL_VIA_TC); only the outputs of a flow's actions return
@@ -1214,6 +1275,7 @@ xdp_dp_tc(struct __sk_buff *skb)
             .recirc_id = meta->up.recirc_id,
             .dp_hash = meta->up.dp_hash,
             .gso_size = skb->gso_size,
+            .ct = meta->up.ct,
         };
         /* The stack takes a frame's outer VLAN tag out into the skb
          * (skb_vlan_untag()) after generic XDP and before TC: the

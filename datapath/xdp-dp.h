@@ -16,8 +16,15 @@
  * in Open vSwitch's 'struct flow' mean (lib/flow.c, flow_extract()), byte
  * order included: network order for packet fields, host order for
  * metadata.  A megaflow is a (key, mask) pair of this structure; a packet
- * matches it when (packet key & mask) == key.  The layout is 16 64-bit
+ * matches it when (packet key & mask) == key.  The layout is 20 64-bit
  * words so that masking is word by word.
+ *
+ * The conntrack fields (ct_*) are those that OVS's ct() action gives a
+ * packet; they are zero on arrival and set by an XDP_DP_ACTION_CT that
+ * hits the connection cache (see "Connection cache" below), for the passes
+ * after its recirculation.  The original direction's tuple is carried for
+ * IPv4 connections only: a megaflow that matches ct_ipv6_src or
+ * ct_ipv6_dst is not offered to XDP (ofproto-xdp/xdp-flow.c).
  *
  * Actions
  * =======
@@ -30,7 +37,7 @@
 
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 8
+#define XDP_DP_ABI_VERSION 9
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -53,7 +60,17 @@ struct xdp_flow_key {
     __u32 recirc_id;            /* Recirculation id; 0 on arrival. */
     __u32 dp_hash;              /* Datapath hash; 0 until a hash action. */
     __u32 in_port;              /* Datapath port number of the ingress. */
-    __u32 pad0;                 /* Must be zero. */
+    __u32 ct_mark;              /* Connection mark. */
+
+    /* Connection tracking (host byte order but for the tuple). */
+    __u8 ct_state;              /* OVS's CS_* bits. */
+    __u8 ct_nw_proto;           /* Original direction: IP protocol... */
+    __u16 ct_zone;              /* Connection tracking zone. */
+    __be32 ct_nw_src;           /* ...IPv4 source... */
+    __be32 ct_nw_dst;           /* ...and destination... */
+    __be16 ct_tp_src;           /* ...L4 source port (ICMP type)... */
+    __be16 ct_tp_dst;           /* ...and destination port (ICMP code). */
+    __u8 ct_label[16];          /* Connection label, as OVS's ovs_u128. */
 
     /* L2. */
     __u8 eth_dst[6];            /* Ethernet destination. */
@@ -106,6 +123,9 @@ enum xdp_dp_action_type {
                                  * (OVS_HASH_ALG_L4). */
     XDP_DP_ACTION_RECIRC,          /* Classify the packet again with
                                  * recirc_id 'recirc.id' (last action). */
+    XDP_DP_ACTION_CT,              /* OVS's ct() for a connection in the
+                                 * connection cache (one per flow; see
+                                 * "Connection cache"). */
 };
 
 /* Bits of 'struct xdp_flow''s 'action_bits': (1 << type) for each action
@@ -155,8 +175,19 @@ struct xdp_dp_action {
             __be16 src, src_mask;
             __be16 dst, dst_mask;
         } l4;
+        struct {
+            __u16 zone;         /* Conntrack zone. */
+            __u16 flags;        /* XDP_DP_CT_F_*. */
+            __u32 mark;         /* ct(commit,exec(set_field:V/M->ct_mark)):
+                                 * V... */
+            __u32 mark_mask;    /* ...and M, 0 if none. */
+        } ct;
     };
 };
+
+/* Flags of an XDP_DP_ACTION_CT. */
+#define XDP_DP_CT_F_NAT    (1 << 0)     /* ct(nat...). */
+#define XDP_DP_CT_F_COMMIT (1 << 1)     /* ct(commit...). */
 
 #define XDP_FLOW_MAX_ACTIONS 8
 
@@ -277,6 +308,12 @@ struct xdp_dp_stats {
                                  * output ports. */
     __u64 n_tc_error;           /* Packets the TC half dropped (bad metadata
                                  * or a checksum it could not fix). */
+    __u64 n_ct_hit;             /* ct() actions run in XDP: the packet's
+                                 * connection was in the cache. */
+    __u64 n_ct_miss;            /* ct() actions XDP could not run (not in
+                                 * the cache, or a packet that lib/conntrack
+                                 * must see): the packet went up as a
+                                 * slow-path hit. */
     __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
                                          * to rank subtables. */
 };
@@ -373,7 +410,63 @@ struct xdp_dp_upcall {
                                  * frame into the skb, which ovs-vswitchd
                                  * puts back, or 0 if none... */
     __be16 vlan_tci;            /* ...and its TCI. */
+    __u32 ct;                   /* The conntrack metadata that a ct() in
+                                 * XDP gave the packet (see
+                                 * XDP_DP_PKT_CT_*), 0 if none. */
 };
+
+/* Connection cache
+ * ================
+ *
+ * Open vSwitch's userspace connection tracker (lib/conntrack.c, in
+ * ovs-vswitchd) holds every connection's state.  The connection cache is
+ * a copy of what ct() gives the packets of established connections, one
+ * entry per direction, which ovs-vswitchd installs and removes
+ * (ofproto-xdp/dpif-xdp-ctcache.c), so that ct() runs in XDP for them as
+ * netfilter's flowtable runs it for the kernel: only established
+ * connections, everything else in the slow path.
+ *
+ * 'xdp_dp_ct' maps a packet's tuple, as the ct() action sees it, to a
+ * slot; the slot indexes 'xdp_dp_ct_entries' (what ct() gives the packet)
+ * and the mmapped 'xdp_dp_ct_stats' (packets, bytes and the time of the
+ * last use, which ovs-vswitchd folds back into lib/conntrack.c so that a
+ * connection used only in XDP does not expire there). */
+#define XDP_DP_MAX_CT 65536         /* Cache entries (directions). */
+
+struct xdp_dp_ct_key {
+    __u16 zone;                 /* Conntrack zone. */
+    __u8 nw_proto;              /* IPPROTO_TCP, _UDP or _ICMP. */
+    __u8 pad;                   /* Must be zero. */
+    __be32 src;                 /* IPv4 source... */
+    __be32 dst;                 /* ...and destination. */
+    __be16 sport;               /* TCP or UDP ports; for ICMP, the echo
+                                 * identifier... */
+    __be16 dport;               /* ...and the ICMP type in the high byte. */
+};
+
+struct xdp_dp_ct_entry {
+    __u8 state;                 /* CS_* bits for this direction: tracked,
+                                 * established, reply. */
+    __u8 nat_state;             /* CS_SRC_NAT or CS_DST_NAT, added when
+                                 * the ct() has nat. */
+    __u16 zone;                 /* Conntrack zone. */
+    __u32 mark;                 /* Connection mark. */
+    __u8 label[16];             /* Connection label. */
+    __be32 orig_src;            /* The original direction's tuple. */
+    __be32 orig_dst;
+    __be16 orig_sport;          /* ICMP: the type. */
+    __be16 orig_dport;          /* ICMP: the code. */
+    __u8 orig_proto;
+    __u8 pad[3];                /* Must be zero. */
+    struct xdp_dp_action nat_ip;    /* ct(nat): XDP_DP_ACTION_SET_IPV4 and */
+    struct xdp_dp_action nat_l4;    /* XDP_DP_ACTION_SET_L4_PORTS, all masks
+                                     * zero if NAT changes nothing. */
+};
+
+/* What a packet carries from a ct() in XDP to later passes and upcalls:
+ * the cache slot plus one, and whether NAT was applied. */
+#define XDP_DP_PKT_CT_SLOT_MASK 0x00ffffffu
+#define XDP_DP_PKT_CT_F_NAT (1u << 31)
 
 /* Pinned layout
  * =============
@@ -439,6 +532,7 @@ struct xdp_dp_skb_meta {
             __u32 slot;
             __u32 recirc_id;
             __u32 dp_hash;
+            __u32 ct;
         } up;
     };
 };

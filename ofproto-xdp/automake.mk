@@ -7,6 +7,7 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/dpif-xdp.h \
 	ofproto-xdp/dpif-xdp-compile.c \
 	ofproto-xdp/dpif-xdp-ct.c \
+	ofproto-xdp/dpif-xdp-ctcache.c \
 	ofproto-xdp/dpif-xdp-flow.c \
 	ofproto-xdp/dpif-xdp-gso.c \
 	ofproto-xdp/dpif-xdp-port.c \

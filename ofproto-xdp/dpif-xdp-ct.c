@@ -243,6 +243,7 @@ dp_xdp_ct_execute(struct dp_xdp *dp, struct dp_packet_batch *batch,
                           zone, setmark, setlabel, flow.tp_src, flow.tp_dst,
                           helper, natp, time_msec(), tp_id);
         DP_PACKET_BATCH_FOR_EACH (j, out, &one) {
+            dp_xdp_ctcache_nominate(dp->ctcache, out);
             if (dp_packet_batch_is_full(batch)) {
                 /* Only fragments released at once can get here. */
                 COVERAGE_INC(xdp_ct_batch_overflow);
@@ -267,10 +268,20 @@ dpif_xdp_ct(const struct dpif *dpif)
     return dp_xdp_from_dpif(dpif)->conntrack;
 }
 
+/* A zone limit or a timeout policy is about to change: every connection
+ * leaves the connection cache, so that lib/conntrack.c applies the change
+ * to each from its next packet on (established ones come back). */
+static void
+ct_policy_changed(struct dpif *dpif)
+{
+    dp_xdp_ctcache_flush(dp_xdp_from_dpif(dpif)->ctcache, NULL, NULL);
+}
+
 /* A dump of the connection table. */
 struct dp_xdp_ct_dump {
     struct ct_dpif_dump_state up;   /* What ct-dpif.c sees. */
     struct conntrack_dump dump;     /* The tracker's cursor. */
+    struct dpif *dpif;              /* The dpif dumped. */
 };
 
 int
@@ -280,6 +291,7 @@ dp_xdp_ct_dump_start(struct dpif *dpif, struct ct_dpif_dump_state **statep,
     struct dp_xdp_ct_dump *d = xzalloc(sizeof *d);
     int error;
 
+    d->dpif = dpif;
     error = conntrack_dump_start(dpif_xdp_ct(dpif), &d->dump, zone,
                                  n_buckets);
     if (error) {
@@ -296,8 +308,17 @@ dp_xdp_ct_dump_next(struct dpif *dpif OVS_UNUSED,
                     struct ct_dpif_entry *entry)
 {
     struct dp_xdp_ct_dump *d = CONTAINER_OF(state, struct dp_xdp_ct_dump, up);
+    int error = conntrack_dump_next(&d->dump, entry);
 
-    return conntrack_dump_next(&d->dump, entry);
+    if (!error) {
+        /* lib/conntrack.c counts no packets; XDP counts those of the
+         * connections it caches. */
+        dp_xdp_ctcache_counters(dp_xdp_from_dpif(d->dpif)->ctcache,
+                                entry->zone, &entry->tuple_orig,
+                                &entry->counters_orig,
+                                &entry->counters_reply);
+    }
+    return error;
 }
 
 int
@@ -320,10 +341,13 @@ dp_xdp_ct_flush(struct dpif *dpif, const uint16_t *zone,
                 const struct ct_dpif_tuple *tuple)
 {
     struct conntrack *ct = dpif_xdp_ct(dpif);
+    int error;
 
-    return (tuple
-            ? conntrack_flush_tuple(ct, tuple, zone ? *zone : 0)
-            : conntrack_flush(ct, zone));
+    error = (tuple
+             ? conntrack_flush_tuple(ct, tuple, zone ? *zone : 0)
+             : conntrack_flush(ct, zone));
+    dp_xdp_ctcache_flush(dp_xdp_from_dpif(dpif)->ctcache, zone, tuple);
+    return error;
 }
 
 int
@@ -369,6 +393,7 @@ dp_xdp_ct_set_limits(struct dpif *dpif, const uint32_t *default_limit,
     const struct ct_dpif_zone_limit *zl;
     int error;
 
+    ct_policy_changed(dpif);
     if (default_limit) {
         error = zone_limit_update(ct, DEFAULT_ZONE, *default_limit);
         if (error) {
@@ -451,6 +476,7 @@ dp_xdp_ct_del_limits(struct dpif *dpif, const struct ovs_list *zone_limits)
     struct conntrack *ct = dpif_xdp_ct(dpif);
     const struct ct_dpif_zone_limit *zl;
 
+    ct_policy_changed(dpif);
     LIST_FOR_EACH (zl, node, zone_limits) {
         int error = zone_limit_delete(ct, zl->zone);
 
@@ -476,6 +502,7 @@ dp_xdp_ct_set_timeout_policy(struct dpif *dpif,
 
     memset(&tp, 0, sizeof tp);
     tp.policy = *policy;
+    ct_policy_changed(dpif);
     return timeout_policy_update(dpif_xdp_ct(dpif), &tp);
 }
 
@@ -496,6 +523,7 @@ dp_xdp_ct_get_timeout_policy(struct dpif *dpif, uint32_t tp_id,
 int
 dp_xdp_ct_del_timeout_policy(struct dpif *dpif, uint32_t tp_id)
 {
+    ct_policy_changed(dpif);
     return timeout_policy_delete(dpif_xdp_ct(dpif), tp_id);
 }
 

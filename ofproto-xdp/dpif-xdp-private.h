@@ -233,8 +233,10 @@ struct dp_xdp {
     struct dp_xdp_uspace_stats uspace;  /* Packets handled in userspace. */
 
     /* Connection tracking (dpif-xdp-ct.c), for ct() actions, which run in
-     * ovs-vswitchd. */
+     * ovs-vswitchd, and the cache of its established connections in XDP
+     * (dpif-xdp-ctcache.c). */
     struct conntrack *conntrack;
+    struct dp_xdp_ctcache *ctcache;
 
     /* The flow-table compiler (dpif-xdp-compile.c). */
     struct dp_xdp_compiler *compiler;
@@ -376,6 +378,27 @@ int dp_xdp_ipf_get_status(struct dpif *, struct dpif_ipf_status *);
 int dp_xdp_ipf_dump_start(struct dpif *, struct ipf_dump_ctx **);
 int dp_xdp_ipf_dump_next(struct dpif *, void *ctx, char **dump);
 int dp_xdp_ipf_dump_done(struct dpif *, void *ctx);
+
+/* dpif-xdp-ctcache.c */
+struct ct_dpif_counters;
+struct pkt_metadata;
+struct dp_xdp_ctcache *dp_xdp_ctcache_create(struct conntrack *,
+                                             struct xdp_dp *skel,
+                                             const char *dp_name);
+void dp_xdp_ctcache_destroy(struct dp_xdp_ctcache *);
+void dp_xdp_ctcache_set_size(struct dp_xdp_ctcache *, uint32_t n_conns);
+void dp_xdp_ctcache_nominate(struct dp_xdp_ctcache *,
+                             const struct dp_packet *);
+void dp_xdp_ctcache_restore_md(struct dp_xdp_ctcache *, uint32_t ct,
+                               struct pkt_metadata *);
+void dp_xdp_ctcache_flush(struct dp_xdp_ctcache *, const uint16_t *zone,
+                          const struct ct_dpif_tuple *);
+bool dp_xdp_ctcache_counters(struct dp_xdp_ctcache *, uint16_t zone,
+                             const struct ct_dpif_tuple *orig,
+                             struct ct_dpif_counters *orig_counters,
+                             struct ct_dpif_counters *reply_counters);
+void dp_xdp_ctcache_format(struct dp_xdp_ctcache *, struct ds *,
+                           bool verbose);
 
 /* dpif-xdp-gso.c */
 void dp_xdp_send_segmented(struct netdev *, struct dp_packet_batch *,

@@ -129,6 +129,8 @@ format_stats(struct dp_xdp *dp, void *s_)
     put_counter(s, "xdp-upcall-limited", x.n_upcall_limited);
     put_counter(s, "xdp-upcall-lost", x.n_lost);
     put_counter(s, "xdp-fallback", x.n_fallback);
+    put_counter(s, "xdp-ct-hit", x.n_ct_hit);
+    put_counter(s, "xdp-ct-miss", x.n_ct_miss);
 
     /* Moved only by the TC half. */
     put_counter(s, "tc-redirected", x.n_tc_redirected);
@@ -158,9 +160,36 @@ dpif_xdp_unixctl_stats_show(struct unixctl_conn *conn, int argc,
     ds_destroy(&s);
 }
 
+static void
+format_ctcache(struct dp_xdp *dp, void *s_)
+{
+    struct ds *s = s_;
+
+    ds_put_format(s, "%s:\n", dp->name);
+    dp_xdp_ctcache_format(dp->ctcache, s, true);
+}
+
+/* ovs-appctl dpif-xdp/ct-cache-show [DP]: the connections cached in XDP,
+ * with the packets XDP counted in each direction. */
+static void
+dpif_xdp_unixctl_ct_cache_show(struct unixctl_conn *conn, int argc,
+                               const char *argv[], void *aux OVS_UNUSED)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+
+    if (dp_xdp_foreach(argc > 1 ? argv[1] : NULL, format_ctcache, &s)) {
+        unixctl_command_reply(conn, ds_cstr(&s));
+    } else {
+        unixctl_command_reply_error(conn, "no such xdp datapath");
+    }
+    ds_destroy(&s);
+}
+
 void
 dp_xdp_stats_register_commands(void)
 {
+    unixctl_command_register("dpif-xdp/ct-cache-show", "[dp]", 0, 1,
+                             dpif_xdp_unixctl_ct_cache_show, NULL);
     unixctl_command_register("dpif-xdp/stats-show", "[dp]", 0, 1,
                              dpif_xdp_unixctl_stats_show, NULL);
 }

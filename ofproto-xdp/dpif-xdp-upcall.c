@@ -793,7 +793,7 @@ dp_xdp_execute(struct dp_xdp *dp, struct dpif_execute *execute)
 /* Returns a copy of the packet in 'buf' with the metadata the program
  * gave it. */
 static struct dp_packet *
-upcall_packet(const struct dp_xdp_upcall_buf *buf)
+upcall_packet(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 {
     struct dp_packet *packet = dp_packet_clone_data(buf->packet,
                                                     buf->up.pkt_len);
@@ -801,6 +801,7 @@ upcall_packet(const struct dp_xdp_upcall_buf *buf)
     pkt_metadata_init(&packet->md, u32_to_odp(buf->up.in_port));
     packet->md.recirc_id = buf->up.recirc_id;
     packet->md.dp_hash = buf->up.dp_hash;
+    dp_xdp_ctcache_restore_md(dp->ctcache, buf->up.ct, &packet->md);
     return packet;
 }
 
@@ -810,7 +811,7 @@ upcall_packet(const struct dp_xdp_upcall_buf *buf)
 static bool
 execute_miss_uspace(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 {
-    struct dp_packet *packet = upcall_packet(buf);
+    struct dp_packet *packet = upcall_packet(dp, buf);
     struct flow flow;
 
     flow_extract(packet, &flow);
@@ -826,7 +827,7 @@ execute_miss_uspace(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 static void
 execute_slow_path(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 {
-    struct dp_packet *packet = upcall_packet(buf);
+    struct dp_packet *packet = upcall_packet(dp, buf);
     struct ofpbuf *actions;
     struct flow flow;
 
@@ -861,7 +862,7 @@ execute_output(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 
 /* Turns a MISS sample into '*upcall', with its data in 'ofpbuf'. */
 static void
-make_miss_upcall(const struct dp_xdp_upcall_buf *buf,
+make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
                  struct dpif_upcall *upcall, struct ofpbuf *ofpbuf)
 {
     uint32_t len = buf->up.pkt_len;
@@ -886,6 +887,7 @@ make_miss_upcall(const struct dp_xdp_upcall_buf *buf,
     pkt_metadata_init(&upcall->packet.md, u32_to_odp(buf->up.in_port));
     upcall->packet.md.recirc_id = buf->up.recirc_id;
     upcall->packet.md.dp_hash = buf->up.dp_hash;
+    dp_xdp_ctcache_restore_md(dp->ctcache, buf->up.ct, &upcall->packet.md);
 
     flow_extract(&upcall->packet, &flow);
     complete_partial_csum(&upcall->packet, &flow);
@@ -1011,7 +1013,7 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
             }
             COVERAGE_INC(xdp_upcall_miss);
             dp_xdp_uspace_count(&dp->uspace.n_miss);
-            make_miss_upcall(buf, upcall, ofpbuf);
+            make_miss_upcall(dp, buf, upcall, ofpbuf);
             free(buf);
             error = 0;
             goto out;

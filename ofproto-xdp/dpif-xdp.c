@@ -273,6 +273,16 @@ dpif_xdp_unixctl_maps_show(struct unixctl_conn *conn, int argc,
         xdp_map_format(&s, "xdp_dp_scratch",
                    bpf_map__fd(skel->maps.xdp_dp_scratch), -1,
                        "the program's scratch space");
+        xdp_map_format(&s, "xdp_dp_ct",
+                   bpf_map__fd(skel->maps.xdp_dp_ct), -1,
+                       "connection cache, written per connection");
+        xdp_map_format(&s, "xdp_dp_ct_entries",
+                   bpf_map__fd(skel->maps.xdp_dp_ct_entries), -1,
+                       "what ct() gives each cached direction");
+        xdp_map_format(&s, "xdp_dp_ct_stats",
+                   bpf_map__fd(skel->maps.xdp_dp_ct_stats), -1,
+                       "their counters, read through mmap");
+        dp_xdp_ctcache_format(dp->ctcache, &s, false);
     }
     ovs_mutex_unlock(&dp_xdp_mutex);
 
@@ -560,6 +570,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     if (error) {
         goto error;
     }
+    dp->ctcache = dp_xdp_ctcache_create(dp->conntrack, dp->skel, name);
 
     if (dp->reused) {
         dp_xdp_flow_restore(dp);
@@ -590,6 +601,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     return 0;
 
 error:
+    dp_xdp_ctcache_destroy(dp->ctcache);
     xdp_flow_stats_map_close(&dp->stats_map);
     xdp_dp__destroy(dp->skel);
     dp_xdp_flow_destroy(dp);
@@ -619,6 +631,7 @@ dp_xdp_free(struct dp_xdp *dp)
 
     dp_xdp_upcall_destroy(dp);
     dp_xdp_flow_destroy(dp);
+    dp_xdp_ctcache_destroy(dp->ctcache);
     dp_xdp_ct_destroy(dp);
     xdp_flow_stats_map_close(&dp->stats_map);
     if (dp->live_skel != dp->skel) {
@@ -921,7 +934,22 @@ dpif_xdp_meter_del(struct dpif *dpif OVS_UNUSED,
 static int
 dpif_xdp_set_config(struct dpif *dpif, const struct smap *other_config)
 {
-    return dp_xdp_upcall_set_config(dp_xdp_from_dpif(dpif), other_config);
+    struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
+    const char *s = smap_get(other_config, "xdp-ct-cache-size");
+    unsigned int n_conns = XDP_DP_MAX_CT / 2;
+    int error = 0;
+
+    if (s && (!str_to_uint(s, 10, &n_conns) || n_conns > XDP_DP_MAX_CT / 2)) {
+        VLOG_WARN("%s: other_config:xdp-ct-cache-size=%s is not a number of "
+                  "connections from 0 to %d; using %d", dp->name, s,
+                  XDP_DP_MAX_CT / 2, XDP_DP_MAX_CT / 2);
+        n_conns = XDP_DP_MAX_CT / 2;
+        error = EINVAL;
+    }
+    dp_xdp_ctcache_set_size(dp->ctcache, n_conns);
+
+    int error2 = dp_xdp_upcall_set_config(dp, other_config);
+    return error ? error : error2;
 }
 
 const struct dpif_class dpif_xdp_class = {

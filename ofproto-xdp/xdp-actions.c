@@ -60,6 +60,12 @@
 #include "packets.h"
 #include "util.h"
 
+/* Actions that change what ct() would look the packet up by. */
+#define XDP_CT_TUPLE_REWRITES                   \
+    ((1u << XDP_DP_ACTION_SET_IPV4)             \
+     | (1u << XDP_DP_ACTION_SET_L4_PORTS)       \
+     | (1u << XDP_DP_ACTION_SET_IPV6_ADDR))
+
 /* The part of an OVS_ACTION_ATTR_SET or _SET_MASKED action that matters
  * here. */
 struct xdp_set_attr {
@@ -342,6 +348,87 @@ xdp_action_check_size(const struct nlattr *a, size_t size, const char *name,
  * true if successful.  If 'a' has no XDP equivalent, returns false and, if
  * its reason is more specific than "unsupported action", appends it to
  * 'why' (if nonnull), otherwise leaves 'why' alone. */
+/* Compiles the ct() action 'a' into '*xa'.  Only what lib/conntrack.c
+ * does for an established connection without changing it can run in XDP
+ * (see datapath/xdp-dp-ct.h): a ct() that may change the connection is
+ * refused here and makes its flow a slow-path flow, with a reason in 'why'
+ * (if nonnull).  Returns true if successful. */
+static bool
+xdp_ct_compile(const struct nlattr *a, struct xdp_dp_action *xa,
+               struct ds *why)
+{
+    const struct nlattr *b;
+    size_t left;
+
+    xa->type = XDP_DP_ACTION_CT;
+    NL_NESTED_FOR_EACH (b, left, a) {
+        switch ((enum ovs_ct_attr) nl_attr_type(b)) {
+        case OVS_CT_ATTR_ZONE:
+            xa->ct.zone = nl_attr_get_u16(b);
+            break;
+        case OVS_CT_ATTR_COMMIT:
+            xa->ct.flags |= XDP_DP_CT_F_COMMIT;
+            break;
+        case OVS_CT_ATTR_NAT:
+            /* For an established connection lib/conntrack.c applies the
+             * NAT the connection was committed with, whatever the ranges
+             * of this action: those matter only to a new one. */
+            xa->ct.flags |= XDP_DP_CT_F_NAT;
+            break;
+        case OVS_CT_ATTR_MARK: {
+            const struct {
+                uint32_t value;
+                uint32_t mask;
+            } *mark = nl_attr_get_unspec(b, 2 * sizeof(uint32_t));
+            xa->ct.mark = mark->value & mark->mask;
+            xa->ct.mark_mask = mark->mask;
+            break;
+        }
+        case OVS_CT_ATTR_LABELS: {
+            const struct ovs_key_ct_labels *l = nl_attr_get_unspec(b,
+                                                   2 * sizeof *l);
+            if (!is_all_zeros(&l[1], sizeof l[1])) {
+                /* XDP carries a label but does not compare one. */
+                if (why) {
+                    ds_put_cstr(why, "ct() sets a label");
+                }
+                return false;
+            }
+            break;
+        }
+        case OVS_CT_ATTR_FORCE_COMMIT:
+            /* Ends a connection that is in the other direction. */
+            if (why) {
+                ds_put_cstr(why, "ct(force_commit)");
+            }
+            return false;
+        case OVS_CT_ATTR_HELPER:
+            /* A helper (FTP, TFTP) reads every packet's payload. */
+            if (why) {
+                ds_put_cstr(why, "ct() with a helper");
+            }
+            return false;
+        case OVS_CT_ATTR_EVENTMASK:
+        case OVS_CT_ATTR_TIMEOUT:
+            /* Kernel events, and a timeout policy that only a new
+             * connection takes. */
+            break;
+        case OVS_CT_ATTR_UNSPEC:
+        case __OVS_CT_ATTR_MAX:
+        default:
+            if (why) {
+                ds_put_format(why, "ct() attribute %"PRIu16,
+                              nl_attr_type(b));
+            }
+            return false;
+        }
+    }
+    if (xa->ct.mark_mask && !(xa->ct.flags & XDP_DP_CT_F_COMMIT)) {
+        xa->ct.mark = xa->ct.mark_mask = 0;
+    }
+    return true;
+}
+
 static bool
 xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
                      struct ds *why)
@@ -430,12 +517,14 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
         xa->recirc.id = nl_attr_get_u32(a);
         return true;
 
+    case OVS_ACTION_ATTR_CT:
+        return xdp_ct_compile(a, xa, why);
+
     case OVS_ACTION_ATTR_UNSPEC:
     case OVS_ACTION_ATTR_USERSPACE:
     case OVS_ACTION_ATTR_SAMPLE:
     case OVS_ACTION_ATTR_PUSH_MPLS:
     case OVS_ACTION_ATTR_POP_MPLS:
-    case OVS_ACTION_ATTR_CT:
     case OVS_ACTION_ATTR_TRUNC:
     case OVS_ACTION_ATTR_PUSH_ETH:
     case OVS_ACTION_ATTR_POP_ETH:
@@ -492,6 +581,21 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
 
         if (prev_type == XDP_DP_ACTION_RECIRC) {
             xdp_why_action(why_slow, "actions after recirc: ", a, left);
+            goto slow;
+        }
+        if (nl_attr_type(a) == OVS_ACTION_ATTR_CT
+            && flow->action_bits & (1u << XDP_DP_ACTION_CT)) {
+            /* XDP looks one connection up per pass
+             * (datapath/xdp-dp-ct.h). */
+            xdp_why_action(why_slow, "second ct: ", a, left);
+            goto slow;
+        }
+        if (nl_attr_type(a) == OVS_ACTION_ATTR_CT
+            && flow->action_bits & XDP_CT_TUPLE_REWRITES) {
+            /* XDP looks the connection up by the tuple the packet had
+             * when its flow matched (datapath/xdp-dp-ct.h). */
+            xdp_why_action(why_slow, "ct after an address or port "
+                           "rewrite: ", a, left);
             goto slow;
         }
         if (prev_type == XDP_DP_ACTION_HASH
@@ -709,6 +813,21 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
 
     case XDP_DP_ACTION_RECIRC:
         ds_put_format(s, "recirc(%#"PRIx32")", xa->recirc.id);
+        break;
+
+    case XDP_DP_ACTION_CT:
+        ds_put_format(s, "ct(zone=%"PRIu16, xa->ct.zone);
+        if (xa->ct.flags & XDP_DP_CT_F_COMMIT) {
+            ds_put_cstr(s, ",commit");
+        }
+        if (xa->ct.flags & XDP_DP_CT_F_NAT) {
+            ds_put_cstr(s, ",nat");
+        }
+        if (xa->ct.mark_mask) {
+            ds_put_format(s, ",mark=%#"PRIx32"/%#"PRIx32,
+                          xa->ct.mark, xa->ct.mark_mask);
+        }
+        ds_put_char(s, ')');
         break;
 
     default:

@@ -23,8 +23,10 @@
  *
  * What needs thought is the part of 'struct flow' that the XDP key drops.
  * Most of it is metadata that has the same value in every packet entering
- * the XDP datapath: no tunnel, no conntrack state, zero marks, metadata
- * and registers, packet_type Ethernet.  A megaflow may keep a mask on such
+ * the XDP datapath: no tunnel, zero marks, metadata and registers,
+ * packet_type Ethernet, and no IPv6 original-direction conntrack tuple
+ * (the XDP key carries the conntrack state, zone, mark, label and the
+ * IPv4 tuple, which a ct() in XDP sets: see datapath/xdp-dp-ct.h).  A megaflow may keep a mask on such
  * a field as long as its key agrees with that value: the field then
  * matches every XDP packet and is dropped.  The rest are packet headers
  * that the XDP parser does not look into (MPLS label stack, NSH): there is
@@ -58,6 +60,16 @@ xdp_flow_key_from_flow(struct xdp_flow_key *key, const struct flow *flow)
     key->recirc_id = flow->recirc_id;
     key->dp_hash = flow->dp_hash;
     key->in_port = odp_to_u32(flow->in_port.odp_port);
+
+    key->ct_state = flow->ct_state;
+    key->ct_zone = flow->ct_zone;
+    key->ct_mark = flow->ct_mark;
+    memcpy(key->ct_label, &flow->ct_label, sizeof key->ct_label);
+    key->ct_nw_proto = flow->ct_nw_proto;
+    key->ct_nw_src = flow->ct_nw_src;
+    key->ct_nw_dst = flow->ct_nw_dst;
+    key->ct_tp_src = flow->ct_tp_src;
+    key->ct_tp_dst = flow->ct_tp_dst;
 
     memcpy(key->eth_dst, flow->dl_dst.ea, 6);
     memcpy(key->eth_src, flow->dl_src.ea, 6);
@@ -103,6 +115,16 @@ xdp_flow_fields_to_flow__(const struct xdp_flow_key *key, struct flow *flow)
     flow->recirc_id = key->recirc_id;
     flow->dp_hash = key->dp_hash;
     flow->in_port.odp_port = u32_to_odp(key->in_port);
+
+    flow->ct_state = key->ct_state;
+    flow->ct_zone = key->ct_zone;
+    flow->ct_mark = key->ct_mark;
+    memcpy(&flow->ct_label, key->ct_label, sizeof flow->ct_label);
+    flow->ct_nw_proto = key->ct_nw_proto;
+    flow->ct_nw_src = key->ct_nw_src;
+    flow->ct_nw_dst = key->ct_nw_dst;
+    flow->ct_tp_src = key->ct_tp_src;
+    flow->ct_tp_dst = key->ct_tp_dst;
 
     memcpy(flow->dl_dst.ea, key->eth_dst, 6);
     memcpy(flow->dl_src.ea, key->eth_src, 6);

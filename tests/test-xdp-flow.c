@@ -101,8 +101,7 @@ print_xdp_flow(const struct ofpbuf *key, const struct ofpbuf *mask)
                        "\n", i);
             }
         }
-        if (xkey.pad0 || xkey.pad1 || xkey.pad2
-            || xmask.pad0 || xmask.pad1 || xmask.pad2) {
+        if (xkey.pad1 || xkey.pad2 || xmask.pad1 || xmask.pad2) {
             printf("BUG: nonzero padding\n");
         }
         xdp_flow_key_format(&s, &xkey, &xmask);

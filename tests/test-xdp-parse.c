@@ -1140,7 +1140,9 @@ static const struct key_field {
     size_t len;
 } key_fields[] = {
     KEY_FIELD(recirc_id), KEY_FIELD(dp_hash), KEY_FIELD(in_port),
-    KEY_FIELD(pad0),
+    KEY_FIELD(ct_mark), KEY_FIELD(ct_state), KEY_FIELD(ct_nw_proto),
+    KEY_FIELD(ct_zone), KEY_FIELD(ct_nw_src), KEY_FIELD(ct_nw_dst),
+    KEY_FIELD(ct_tp_src), KEY_FIELD(ct_tp_dst), KEY_FIELD(ct_label),
     KEY_FIELD(eth_dst), KEY_FIELD(eth_src), KEY_FIELD(eth_type),
     KEY_FIELD(pad1),
     KEY_FIELD(vlans[0].tpid), KEY_FIELD(vlans[0].tci),

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* Copyright (c) 2026 The ovs-xdp authors. */
+
+#ifndef XDP_DP_CT_H
+#define XDP_DP_CT_H 1
+
+/* ct() in XDP: the connection cache's BPF half.
+ *
+ * A flow whose actions hold one "ct(zone=Z[,nat][,commit])", usually
+ * followed by "recirc(N)" (the shape ofproto gives ct(table=N)), runs in
+ * XDP when its packet's connection is in the connection cache (see "Connection cache" in xdp-dp.h).  dp_pass()
+ * looks the packet's tuple up before it runs any of the flow's actions,
+ * with ct_lookup(): a miss hands the packet, untouched, to ovs-vswitchd as
+ * a slow-path hit, where lib/conntrack.c runs the ct() as it always did.
+ * A hit gives the packet what lib/conntrack.c would have given it: the
+ * CT action applies the entry's NAT rewrite (with the existing rewrite
+ * actions, so checksums are fixed up as for any rewrite) and the recirc
+ * carries the slot to the next pass, whose key gets the entry's ct_*
+ * fields (ct_fill_key()).
+ *
+ * Which packets lib/conntrack.c must see, even of a cached connection, is
+ * decided in ct_tuple(); each case says why.  Everything that changes a
+ * connection's state is among them, so the cache never needs to change
+ * state itself: it only counts packets and bytes and records the time of
+ * the last use, which ovs-vswitchd folds back into lib/conntrack.c.  TCP
+ * sequence-window checks are what cached connections give up, as in the
+ * kernel's flowtable.
+ *
+ * This header uses the rewrite actions of xdp-dp.bpf.c (do_set_ipv4(),
+ * do_set_l4_ports()) and is included after them. */
+
+#define XDP_TCP_FIN 0x01
+#define XDP_TCP_SYN 0x02
+#define XDP_TCP_RST 0x04
+
+#define XDP_ICMP_ECHO_REPLY 0
+#define XDP_ICMP_ECHO_REQUEST 8
+
+/* Fills '*ck' with the cache key of the packet in 'ctx' (key 'key', headers
+ * at 'info') in conntrack zone 'zone'.  Returns 0, or -1 for a packet that
+ * lib/conntrack.c must see itself. */
+static __always_inline int
+ct_tuple(struct xdp_md *ctx, const struct xdp_flow_key *key,
+         const struct xdp_parse_info *info, __u16 zone,
+         struct xdp_dp_ct_key *ck)
+{
+    /* IPv6 connections are not cached yet: the key carries the original
+     * direction's tuple of IPv4 connections only. */
+    if (key->eth_type != bpf_htons(ETH_P_IP)) {
+        return -1;
+    }
+    /* lib/conntrack.c reassembles fragments before it tracks them (ipf),
+     * and only a reassembled packet has the ports. */
+    if (key->nw_frag) {
+        return -1;
+    }
+    ck->zone = zone;
+    ck->nw_proto = key->nw_proto;
+    ck->pad = 0;
+    ck->src = key->nw_src;
+    ck->dst = key->nw_dst;
+
+    switch (key->nw_proto) {
+    case IPPROTO_TCP:
+        /* SYN, FIN and RST move the connection's TCP state (and a SYN may
+         * open a new connection over an old tuple): lib/conntrack.c sees
+         * them, and removes the cache entries when the state leaves
+         * ESTABLISHED. */
+        if (key->tcp_flags
+            & bpf_htons(XDP_TCP_SYN | XDP_TCP_FIN | XDP_TCP_RST)) {
+            return -1;
+        }
+        /* Fall through. */
+    case IPPROTO_UDP:
+        ck->sport = key->tp_src;
+        ck->dport = key->tp_dst;
+        return 0;
+
+    case IPPROTO_ICMP: {
+        /* Echo requests and replies only: other ICMP messages are errors
+         * related to another connection, which lib/conntrack.c looks up
+         * from the packet they quote. */
+        __u16 type = bpf_ntohs(key->tp_src);
+        void *data = (void *) (long) ctx->data;
+        void *data_end = (void *) (long) ctx->data_end;
+        __u32 off = info->l4_ofs;
+        __be16 *id;
+
+        if ((type != XDP_ICMP_ECHO_REQUEST && type != XDP_ICMP_ECHO_REPLY)
+            || off > 128) {
+            return -1;
+        }
+        id = data + off + 4;
+        if ((void *) (id + 1) > data_end) {
+            return -1;
+        }
+        ck->sport = *id;
+        ck->dport = bpf_htons(type << 8);
+        return 0;
+    }
+    default:
+        /* Other protocols are rare enough to leave to lib/conntrack.c. */
+        return -1;
+    }
+}
+
+/* Looks up the connection of the packet in 'ctx' for the ct() of 'flow',
+ * its one XDP_DP_ACTION_CT, which no address or port rewrite precedes
+ * (xdp-actions.c sees to both).  'key' has the ct_* fields of earlier
+ * passes.  Returns the cache entry, with its slot in '*slot' and
+ * its counters bumped, or NULL if lib/conntrack.c must run this ct(). */
+static __always_inline const struct xdp_dp_ct_entry *
+ct_lookup(struct xdp_md *ctx, const struct xdp_flow *flow,
+          struct xdp_flow_key *key, const struct xdp_parse_info *info,
+          struct xdp_dp_ct_key *ck, __u32 *slot)
+{
+    const struct xdp_dp_action *a = NULL;
+    struct xdp_dp_ct_entry *e;
+    struct xdp_flow_stats *st;
+    __u32 n = flow->n_actions;
+    __u32 *s;
+
+    for (__u32 i = 0; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
+        if (flow->actions[i].type == XDP_DP_ACTION_CT) {
+            a = &flow->actions[i];
+            break;
+        }
+    }
+    if (!a) {
+        return NULL;
+    }
+    /* A second ct() in the zone of the first: whether NAT applies again
+     * depends on what the first did; lib/conntrack.c decides. */
+    if (key->ct_state && key->ct_zone == a->ct.zone) {
+        return NULL;
+    }
+    if (ct_tuple(ctx, key, info, a->ct.zone, ck)) {
+        return NULL;
+    }
+    s = bpf_map_lookup_elem(&xdp_dp_ct, ck);
+    if (!s) {
+        return NULL;
+    }
+    *slot = *s;
+    e = bpf_map_lookup_elem(&xdp_dp_ct_entries, slot);
+    if (!e || e->zone != a->ct.zone) {
+        return NULL;
+    }
+    /* A commit that would change the mark changes the connection:
+     * lib/conntrack.c makes it (and ovs-vswitchd then updates the
+     * entries).  One that would not is a no-op for an established
+     * connection. */
+    if (a->ct.flags & XDP_DP_CT_F_COMMIT
+        && (e->mark & a->ct.mark_mask) != a->ct.mark) {
+        return NULL;
+    }
+    st = bpf_map_lookup_elem(&xdp_dp_ct_stats, slot);
+    if (st) {
+        __sync_fetch_and_add(&st->n_packets, 1);
+        __sync_fetch_and_add(&st->n_bytes, ctx->data_end - ctx->data);
+        st->used = bpf_ktime_get_coarse_ns();
+    }
+    return e;
+}
+
+/* Gives the key of a pass after a ct() in XDP the conntrack fields of
+ * 'ct' (struct pkt_md's 'ct', nonzero). */
+static __always_inline void
+ct_fill_key(struct xdp_flow_key *key, __u32 ct)
+{
+    __u32 slot = (ct & XDP_DP_PKT_CT_SLOT_MASK) - 1;
+    const struct xdp_dp_ct_entry *e;
+
+    e = bpf_map_lookup_elem(&xdp_dp_ct_entries, &slot);
+    if (!e) {
+        return;
+    }
+    key->ct_state = e->state | (ct & XDP_DP_PKT_CT_F_NAT ? e->nat_state : 0);
+    key->ct_zone = e->zone;
+    key->ct_mark = e->mark;
+    __builtin_memcpy(key->ct_label, e->label, sizeof key->ct_label);
+    key->ct_nw_src = e->orig_src;
+    key->ct_nw_dst = e->orig_dst;
+    key->ct_tp_src = e->orig_sport;
+    key->ct_tp_dst = e->orig_dport;
+    key->ct_nw_proto = e->orig_proto;
+}
+
+#endif /* xdp-dp-ct.h */

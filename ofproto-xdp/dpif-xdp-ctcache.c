@@ -1,0 +1,809 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* The connection cache: established connections handed to XDP.
+ *
+ * lib/conntrack.c (dpif-xdp-ct.c) is the one authority on connection
+ * state.  This module copies into XDP's connection cache (see "Connection
+ * cache" in datapath/xdp-dp.h, and datapath/xdp-dp-ct.h for its use) what
+ * ct() gives the packets of an established connection, one entry per
+ * direction, so that ct() runs in XDP for them; and keeps the copy true:
+ *
+ *   - Nomination.  dp_xdp_ctcache_nominate() sees every packet that leaves
+ *     a ct() in ovs-vswitchd.  A packet that conntrack found established
+ *     (and not related or invalid) nominates its connection.  For UDP and
+ *     ICMP that is all "established" means to lib/conntrack.c (a reply
+ *     was seen); TCP must also be ESTABLISHED in both directions.  If the
+ *     connection is cached already and its mark or label is no longer
+ *     what the cache holds (a ct(commit) changed it), the entries are
+ *     rewritten at once, before the packet goes on.
+ *
+ *   - The sync thread walks lib/conntrack.c's connections every
+ *     DP_XDP_CTC_SYNC_MS (through conntrack-private.h: lib/conntrack.c
+ *     has no public way to find a connection by its tuple).  It caches
+ *     the nominated ones that qualify, removes the entries of connections
+ *     that are gone, expired or no longer established, and folds XDP's
+ *     use back: a connection whose entries counted packets since the last
+ *     walk gets its expiration renewed as a packet would renew it in
+ *     lib/conntrack.c, so that a connection used only in XDP never
+ *     expires there.
+ *
+ *   - dpctl/flush-conntrack, zone limits and timeout policies remove
+ *     entries at once (dp_xdp_ctcache_flush()).
+ *
+ * Only IPv4 connections of TCP, UDP and ICMP echo are cached, and not
+ * those of a helper (FTP, TFTP) or created by one.  The cache holds at
+ * most other_config:xdp-ct-cache-size directions (XDP_DP_MAX_CT at most);
+ * when it is full, new connections stay in the slow path and coverage
+ * counter xdp_ctcache_full says so.
+ *
+ * Locking: 'mutex' guards everything here.  The walk runs inside an RCU
+ * read side (the sync thread does not quiesce during it), so the
+ * connections it reads are not freed under it. */
+
+#include <config.h>
+
+#include <errno.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "conntrack.h"
+#include "conntrack-private.h"
+#include "conntrack-tp.h"
+#include "coverage.h"
+#include "ct-dpif.h"
+#include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
+#include "datapath/xdp-dp.skel.h"
+#include "dp-packet.h"
+#include "dpif-xdp-private.h"
+#include "hash.h"
+#include "id-pool.h"
+#include "latch.h"
+#include "maps/flow-stats.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/vlog.h"
+#include "ovs-rcu.h"
+#include "ovs-thread.h"
+#include "packets.h"
+#include "openvswitch/poll-loop.h"
+#include "timeval.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(dpif_xdp_ctcache);
+
+COVERAGE_DEFINE(xdp_ctcache_install);
+COVERAGE_DEFINE(xdp_ctcache_remove);
+COVERAGE_DEFINE(xdp_ctcache_full);
+COVERAGE_DEFINE(xdp_ctcache_error);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+
+/* How often the sync thread walks the connections. */
+#define DP_XDP_CTC_SYNC_MS 100
+
+/* One cached connection: its two entries. */
+struct ctc_conn {
+    struct hmap_node node;          /* In 'conns', by ctc_key_hash(ck[0]). */
+    struct xdp_dp_ct_key ck[2];     /* Original and reply direction. */
+    uint32_t slot[2];               /* Their slots. */
+    uint64_t n_packets[2];          /* Their packets at the last walk. */
+    enum ct_timeout tm;             /* How a packet renews the connection. */
+    bool seen;                      /* Found by the current walk. */
+};
+
+/* A connection nominated since the last walk. */
+struct ctc_nominee {
+    struct hmap_node node;          /* In 'nominees'. */
+    struct xdp_dp_ct_key ck;        /* Original direction. */
+};
+
+struct dp_xdp_ctcache {
+    struct ovs_mutex mutex;
+    struct hmap conns OVS_GUARDED;      /* 'struct ctc_conn's. */
+    struct hmap nominees OVS_GUARDED;   /* 'struct ctc_nominee's. */
+    struct id_pool *slots OVS_GUARDED;  /* Free slots. */
+    struct ctc_conn **by_slot OVS_GUARDED;  /* Slot to connection. */
+    struct xdp_dp_ct_entry *entries OVS_GUARDED;    /* Copy of the BPF
+                                                     * array, by slot. */
+    uint32_t size OVS_GUARDED;          /* Directions at most. */
+    uint32_t n_used OVS_GUARDED;        /* Directions cached. */
+    uint64_t n_installed OVS_GUARDED;   /* Connections ever cached... */
+    uint64_t n_removed OVS_GUARDED;     /* ...and removed. */
+    uint64_t n_refused OVS_GUARDED;     /* Nominees refused: cache full. */
+    int key_fd, entries_fd;             /* The BPF maps. */
+    struct xdp_flow_stats_map stats;    /* Their counters, mmapped. */
+
+    struct conntrack *ct;               /* The tracker. */
+    pthread_t thread;
+    struct latch exit;
+};
+
+static uint32_t
+ctc_key_hash(const struct xdp_dp_ct_key *ck)
+{
+    return hash_bytes(ck, sizeof *ck, 0);
+}
+
+static struct ctc_conn *
+ctc_find(const struct dp_xdp_ctcache *c, const struct xdp_dp_ct_key *ck)
+    OVS_REQUIRES(c->mutex)
+{
+    struct ctc_conn *cc;
+
+    HMAP_FOR_EACH_WITH_HASH (cc, node, ctc_key_hash(ck), &c->conns) {
+        if (!memcmp(&cc->ck[0], ck, sizeof *ck)) {
+            return cc;
+        }
+    }
+    return NULL;
+}
+
+/* The cache key of a packet that conntrack would key as 'k', for
+ * 'proto'.  For ICMP, 'k''s endpoints hold the echo identifier and the
+ * type of the packet's own direction in 'src'. */
+static void
+ctc_key_from_conn_key(const struct conn_key *k, struct xdp_dp_ct_key *ck)
+{
+    memset(ck, 0, sizeof *ck);
+    ck->zone = k->zone;
+    ck->nw_proto = k->nw_proto;
+    ck->src = k->src.addr.ipv4;
+    ck->dst = k->dst.addr.ipv4;
+    if (k->nw_proto == IPPROTO_ICMP) {
+        ck->sport = k->src.icmp_id;
+        ck->dport = htons(k->src.icmp_type << 8);
+    } else {
+        ck->sport = k->src.port;
+        ck->dport = k->dst.port;
+    }
+}
+
+/* Whether lib/conntrack.c's 'conn' may be cached. */
+static bool
+ctc_conn_cacheable(const struct conn *conn)
+{
+    return (conn->conn_type == CT_CONN_TYPE_DEFAULT
+            && conn->key.dl_type == htons(ETH_TYPE_IP)
+            && !conn->alg && !conn->alg_related
+            && (conn->key.nw_proto == IPPROTO_TCP
+                || conn->key.nw_proto == IPPROTO_UDP
+                || (conn->key.nw_proto == IPPROTO_ICMP
+                    && conn->key.src.icmp_type == ICMP4_ECHO_REQUEST)));
+}
+
+/* Whether 'conn' is established as the cache needs it: for TCP, both
+ * directions ESTABLISHED (a nominee's reply was seen otherwise). */
+static bool
+ctc_conn_established(struct conn *conn)
+{
+    struct ct_dpif_protoinfo pi;
+    bool est;
+
+    if (conn->key.nw_proto != IPPROTO_TCP) {
+        return true;
+    }
+    memset(&pi, 0, sizeof pi);
+    ovs_mutex_lock(&conn->lock);
+    ct_proto_tcp.conn_get_protoinfo(conn, &pi);
+    ovs_mutex_unlock(&conn->lock);
+    est = (pi.tcp.state_orig == CT_DPIF_TCPS_ESTABLISHED
+           && pi.tcp.state_reply == CT_DPIF_TCPS_ESTABLISHED);
+    return est;
+}
+
+static bool
+ctc_conn_expired(struct conn *conn, long long now)
+{
+    long long expiration;
+
+    atomic_read_relaxed(&conn->expiration, &expiration);
+    return now >= expiration;
+}
+
+/* Fills 'e' (the entry of direction 'reply' of 'conn') with what ct()
+ * gives a packet of that direction: lib/conntrack.c's write_ct_md() and,
+ * for ct(nat), nat_packet(). */
+static void
+ctc_entry_from_conn(struct conn *conn, bool reply, struct xdp_dp_ct_entry *e)
+{
+    /* After NAT a packet of the original direction has the reverse of
+     * 'rev_key' for tuple, one of the reply direction the reverse of
+     * 'key'. */
+    const struct conn_key *from = reply ? &conn->rev_key : &conn->key;
+    const struct conn_key *to = reply ? &conn->key : &conn->rev_key;
+    uint16_t nat = conn->nat_action;
+
+    memset(e, 0, sizeof *e);
+    e->state = CS_TRACKED | CS_ESTABLISHED | (reply ? CS_REPLY_DIR : 0);
+    if (reply) {
+        nat = ((nat & NAT_ACTION_SRC ? NAT_ACTION_DST : 0)
+               | (nat & NAT_ACTION_DST ? NAT_ACTION_SRC : 0));
+    }
+    e->nat_state = (nat & NAT_ACTION_SRC ? CS_SRC_NAT
+                    : nat & NAT_ACTION_DST ? CS_DST_NAT : 0);
+    e->zone = conn->key.zone;
+    ovs_mutex_lock(&conn->lock);
+    e->mark = conn->mark;
+    memcpy(e->label, &conn->label, sizeof e->label);
+    ovs_mutex_unlock(&conn->lock);
+    e->orig_src = conn->key.src.addr.ipv4;
+    e->orig_dst = conn->key.dst.addr.ipv4;
+    e->orig_proto = conn->key.nw_proto;
+    if (conn->key.nw_proto == IPPROTO_ICMP) {
+        e->orig_sport = htons(conn->key.src.icmp_type);
+        e->orig_dport = htons(conn->key.src.icmp_code);
+    } else {
+        e->orig_sport = conn->key.src.port;
+        e->orig_dport = conn->key.dst.port;
+    }
+
+    if (!e->nat_state) {
+        return;
+    }
+    ovs_be32 new_src = to->dst.addr.ipv4, new_dst = to->src.addr.ipv4;
+    e->nat_ip.type = XDP_DP_ACTION_SET_IPV4;
+    if (new_src != from->src.addr.ipv4) {
+        e->nat_ip.ipv4.src = new_src;
+        e->nat_ip.ipv4.src_mask = OVS_BE32_MAX;
+    }
+    if (new_dst != from->dst.addr.ipv4) {
+        e->nat_ip.ipv4.dst = new_dst;
+        e->nat_ip.ipv4.dst_mask = OVS_BE32_MAX;
+    }
+    if (conn->key.nw_proto != IPPROTO_ICMP) {
+        ovs_be16 new_sport = to->dst.port, new_dport = to->src.port;
+
+        if (new_sport != from->src.port || new_dport != from->dst.port) {
+            e->nat_l4.type = XDP_DP_ACTION_SET_L4_PORTS;
+            e->nat_l4.l4.proto = conn->key.nw_proto;
+            if (new_sport != from->src.port) {
+                e->nat_l4.l4.src = new_sport;
+                e->nat_l4.l4.src_mask = OVS_BE16_MAX;
+            }
+            if (new_dport != from->dst.port) {
+                e->nat_l4.l4.dst = new_dport;
+                e->nat_l4.l4.dst_mask = OVS_BE16_MAX;
+            }
+        }
+    }
+}
+
+static enum ct_timeout
+ctc_timeout(const struct conn *conn)
+{
+    switch (conn->key.nw_proto) {
+    case IPPROTO_TCP:
+        return CT_TM_TCP_ESTABLISHED;
+    case IPPROTO_ICMP:
+        return CT_TM_ICMP_REPLY;
+    default:
+        return CT_TM_OTHER_BIDIR;
+    }
+}
+
+/* Writes both entries of 'cc' to the BPF maps: the entries first, then
+ * the keys that lead to them.  Returns 0 or a positive errno. */
+static int
+ctc_write(struct dp_xdp_ctcache *c, struct ctc_conn *cc, bool keys)
+    OVS_REQUIRES(c->mutex)
+{
+    for (int d = 0; d < 2; d++) {
+        if (bpf_map_update_elem(c->entries_fd, &cc->slot[d],
+                                &c->entries[cc->slot[d]], BPF_ANY)) {
+            return errno;
+        }
+    }
+    for (int d = 0; keys && d < 2; d++) {
+        if (bpf_map_update_elem(c->key_fd, &cc->ck[d], &cc->slot[d],
+                                BPF_ANY)) {
+            return errno;
+        }
+    }
+    return 0;
+}
+
+static void
+ctc_remove(struct dp_xdp_ctcache *c, struct ctc_conn *cc)
+    OVS_REQUIRES(c->mutex)
+{
+    for (int d = 0; d < 2; d++) {
+        if (bpf_map_delete_elem(c->key_fd, &cc->ck[d]) && errno != ENOENT) {
+            COVERAGE_INC(xdp_ctcache_error);
+            VLOG_WARN_RL(&rl, "cannot remove a connection cache entry (%s)",
+                         ovs_strerror(errno));
+        }
+    }
+    for (int d = 0; d < 2; d++) {
+        c->by_slot[cc->slot[d]] = NULL;
+        id_pool_free_id(c->slots, cc->slot[d]);
+    }
+    c->n_used -= 2;
+    c->n_removed++;
+    COVERAGE_INC(xdp_ctcache_remove);
+    hmap_remove(&c->conns, &cc->node);
+    free(cc);
+}
+
+/* Caches 'conn', whose original direction's key is 'ck0'. */
+static void
+ctc_install(struct dp_xdp_ctcache *c, struct conn *conn,
+            const struct xdp_dp_ct_key *ck0)
+    OVS_REQUIRES(c->mutex)
+{
+    struct ctc_conn *cc;
+    uint32_t slot[2];
+
+    if (c->n_used + 2 > c->size
+        || !id_pool_alloc_id(c->slots, &slot[0])) {
+        c->n_refused++;
+        COVERAGE_INC(xdp_ctcache_full);
+        return;
+    }
+    if (!id_pool_alloc_id(c->slots, &slot[1])) {
+        id_pool_free_id(c->slots, slot[0]);
+        c->n_refused++;
+        COVERAGE_INC(xdp_ctcache_full);
+        return;
+    }
+
+    cc = xzalloc(sizeof *cc);
+    cc->ck[0] = *ck0;
+    ctc_key_from_conn_key(&conn->rev_key, &cc->ck[1]);
+    cc->tm = ctc_timeout(conn);
+    for (int d = 0; d < 2; d++) {
+        struct xdp_flow_stats st;
+
+        cc->slot[d] = slot[d];
+        c->by_slot[slot[d]] = cc;
+        ctc_entry_from_conn(conn, d, &c->entries[slot[d]]);
+        xdp_flow_stats_clear(&c->stats, slot[d]);
+        xdp_flow_stats_read(&c->stats, slot[d], &st);
+        cc->n_packets[d] = st.n_packets;
+    }
+    cc->seen = true;
+    hmap_insert(&c->conns, &cc->node, ctc_key_hash(ck0));
+    c->n_used += 2;
+    c->n_installed++;
+    COVERAGE_INC(xdp_ctcache_install);
+
+    int error = ctc_write(c, cc, true);
+    if (error) {
+        COVERAGE_INC(xdp_ctcache_error);
+        VLOG_WARN_RL(&rl, "cannot cache a connection in XDP (%s)",
+                     ovs_strerror(error));
+        ctc_remove(c, cc);
+    }
+}
+
+/* One walk of lib/conntrack.c's connections; see the top of the file. */
+static void
+ctc_sync(struct dp_xdp_ctcache *c)
+    OVS_REQUIRES(c->mutex)
+{
+    long long now = time_msec();
+    struct ctc_nominee *nom;
+    struct ctc_conn *cc;
+    struct conn *conn;
+
+    if (hmap_is_empty(&c->conns) && hmap_is_empty(&c->nominees)) {
+        return;
+    }
+    HMAP_FOR_EACH (cc, node, &c->conns) {
+        cc->seen = false;
+    }
+
+    CMAP_FOR_EACH (conn, cm_node, &c->ct->conns) {
+        struct xdp_dp_ct_key ck;
+
+        if (!ctc_conn_cacheable(conn)) {
+            continue;
+        }
+        ctc_key_from_conn_key(&conn->key, &ck);
+        cc = ctc_find(c, &ck);
+        if (!cc) {
+            uint32_t hash = ctc_key_hash(&ck);
+            bool nominated = false;
+
+            HMAP_FOR_EACH_WITH_HASH (nom, node, hash, &c->nominees) {
+                if (!memcmp(&nom->ck, &ck, sizeof ck)) {
+                    nominated = true;
+                    break;
+                }
+            }
+            if (nominated && !ctc_conn_expired(conn, now)
+                && ctc_conn_established(conn)) {
+                ctc_install(c, conn, &ck);
+            }
+            continue;
+        }
+        if (ctc_conn_expired(conn, now) || !ctc_conn_established(conn)) {
+            continue;           /* Removed below. */
+        }
+        cc->seen = true;
+
+        /* Fold XDP's use back into the tracker. */
+        bool used = false;
+        for (int d = 0; d < 2; d++) {
+            struct xdp_flow_stats st;
+
+            xdp_flow_stats_read(&c->stats, cc->slot[d], &st);
+            if (st.n_packets != cc->n_packets[d]) {
+                cc->n_packets[d] = st.n_packets;
+                used = true;
+            }
+        }
+        if (used) {
+            ovs_mutex_lock(&conn->lock);
+            conn_update_expiration(c->ct, conn, cc->tm, now);
+            ovs_mutex_unlock(&conn->lock);
+        }
+    }
+
+    HMAP_FOR_EACH_SAFE (cc, node, &c->conns) {
+        if (!cc->seen) {
+            ctc_remove(c, cc);
+        }
+    }
+    HMAP_FOR_EACH_POP (nom, node, &c->nominees) {
+        free(nom);
+    }
+}
+
+static void *
+ctc_thread_main(void *c_)
+{
+    struct dp_xdp_ctcache *c = c_;
+
+    while (!latch_is_set(&c->exit)) {
+        ovs_mutex_lock(&c->mutex);
+        ctc_sync(c);
+        ovs_mutex_unlock(&c->mutex);
+
+        latch_wait(&c->exit);
+        poll_timer_wait(DP_XDP_CTC_SYNC_MS);
+        poll_block();
+    }
+    return NULL;
+}
+
+struct dp_xdp_ctcache *
+dp_xdp_ctcache_create(struct conntrack *ct, struct xdp_dp *skel,
+                      const char *dp_name)
+{
+    struct dp_xdp_ctcache *c = xzalloc(sizeof *c);
+    struct xdp_dp_ct_key key;
+    int error;
+
+    ovs_mutex_init(&c->mutex);
+    hmap_init(&c->conns);
+    hmap_init(&c->nominees);
+    c->slots = id_pool_create(0, XDP_DP_MAX_CT);
+    c->by_slot = xcalloc(XDP_DP_MAX_CT, sizeof *c->by_slot);
+    c->entries = xcalloc(XDP_DP_MAX_CT, sizeof *c->entries);
+    c->size = XDP_DP_MAX_CT;
+    c->ct = ct;
+    c->key_fd = bpf_map__fd(skel->maps.xdp_dp_ct);
+    c->entries_fd = bpf_map__fd(skel->maps.xdp_dp_ct_entries);
+    error = xdp_flow_stats_map_open(&c->stats,
+                                    bpf_map__fd(skel->maps.xdp_dp_ct_stats),
+                                    XDP_DP_MAX_CT);
+    if (error) {
+        VLOG_ERR("%s: cannot mmap the connection cache's counters (%s): "
+                 "ct() runs in ovs-vswitchd only", dp_name,
+                 ovs_strerror(error));
+        c->size = 0;
+    }
+
+    /* Connections do not survive a restart of ovs-vswitchd (nor does
+     * lib/conntrack.c's state): entries that a pinned cache kept from an
+     * earlier run would answer for connections the tracker no longer
+     * knows. */
+    while (!bpf_map_get_next_key(c->key_fd, NULL, &key)) {
+        if (bpf_map_delete_elem(c->key_fd, &key)) {
+            break;
+        }
+    }
+
+    latch_init(&c->exit);
+    c->thread = ovs_thread_create("xdp_ctcache", ctc_thread_main, c);
+    return c;
+}
+
+void
+dp_xdp_ctcache_destroy(struct dp_xdp_ctcache *c)
+{
+    struct ctc_conn *cc;
+
+    if (!c) {
+        return;
+    }
+    latch_set(&c->exit);
+    xpthread_join(c->thread, NULL);
+    latch_destroy(&c->exit);
+
+    ovs_mutex_lock(&c->mutex);
+    HMAP_FOR_EACH_SAFE (cc, node, &c->conns) {
+        ctc_remove(c, cc);
+    }
+    struct ctc_nominee *nom;
+    HMAP_FOR_EACH_POP (nom, node, &c->nominees) {
+        free(nom);
+    }
+    ovs_mutex_unlock(&c->mutex);
+
+    xdp_flow_stats_map_close(&c->stats);
+    hmap_destroy(&c->conns);
+    hmap_destroy(&c->nominees);
+    id_pool_destroy(c->slots);
+    free(c->by_slot);
+    free(c->entries);
+    ovs_mutex_destroy(&c->mutex);
+    free(c);
+}
+
+void
+dp_xdp_ctcache_set_size(struct dp_xdp_ctcache *c, uint32_t n_conns)
+{
+    uint32_t size = MIN(n_conns, XDP_DP_MAX_CT / 2) * 2;
+
+    ovs_mutex_lock(&c->mutex);
+    if (c->size != size && c->stats.slots) {
+        c->size = size;
+        /* Shrinking: make room by starting afresh; established
+         * connections come back as their packets nominate them. */
+        if (c->n_used > size) {
+            struct ctc_conn *cc;
+
+            HMAP_FOR_EACH_SAFE (cc, node, &c->conns) {
+                ctc_remove(c, cc);
+            }
+        }
+    }
+    ovs_mutex_unlock(&c->mutex);
+}
+
+/* The cache key of the original direction of the connection that ct()
+ * gave 'packet' (an IPv4 packet with ct_state set), or false if it cannot
+ * be cached. */
+static bool
+ctc_key_from_packet(const struct dp_packet *packet, struct xdp_dp_ct_key *ck)
+{
+    const struct pkt_metadata *md = &packet->md;
+    const struct ovs_key_ct_tuple_ipv4 *t = &md->ct_orig_tuple.ipv4;
+
+    if (md->ct_orig_tuple_ipv6 || !t->ipv4_proto) {
+        return false;
+    }
+    memset(ck, 0, sizeof *ck);
+    ck->zone = md->ct_zone;
+    ck->nw_proto = t->ipv4_proto;
+    ck->src = t->ipv4_src;
+    ck->dst = t->ipv4_dst;
+    switch (t->ipv4_proto) {
+    case IPPROTO_TCP:
+    case IPPROTO_UDP:
+        ck->sport = t->src_port;
+        ck->dport = t->dst_port;
+        return true;
+    case IPPROTO_ICMP: {
+        /* The tuple has the original direction's type and code but not the
+         * echo identifier, which is the packet's own. */
+        const struct icmp_header *icmp = dp_packet_l4(packet);
+
+        if (!icmp || dp_packet_l4_size(packet) < ICMP_HEADER_LEN
+            || ntohs(t->src_port) != ICMP4_ECHO_REQUEST) {
+            return false;
+        }
+        ck->sport = icmp->icmp_fields.echo.id;
+        ck->dport = htons(ICMP4_ECHO_REQUEST << 8);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+void
+dp_xdp_ctcache_nominate(struct dp_xdp_ctcache *c,
+                        const struct dp_packet *packet)
+{
+    uint8_t state = packet->md.ct_state;
+    struct xdp_dp_ct_key ck;
+    struct ctc_conn *cc;
+
+    if (!c || !c->size
+        || (state & (CS_ESTABLISHED | CS_RELATED | CS_INVALID | CS_NEW))
+           != CS_ESTABLISHED
+        || !ctc_key_from_packet(packet, &ck)) {
+        return;
+    }
+
+    ovs_mutex_lock(&c->mutex);
+    cc = ctc_find(c, &ck);
+    if (cc) {
+        /* A ct(commit) in ovs-vswitchd may have changed the mark or the
+         * label: XDP must give the next packet the new ones. */
+        struct xdp_dp_ct_entry *e = &c->entries[cc->slot[0]];
+
+        if (e->mark != packet->md.ct_mark
+            || memcmp(e->label, &packet->md.ct_label, sizeof e->label)) {
+            for (int d = 0; d < 2; d++) {
+                e = &c->entries[cc->slot[d]];
+                e->mark = packet->md.ct_mark;
+                memcpy(e->label, &packet->md.ct_label, sizeof e->label);
+            }
+            if (ctc_write(c, cc, false)) {
+                COVERAGE_INC(xdp_ctcache_error);
+                ctc_remove(c, cc);
+            }
+        }
+    } else {
+        uint32_t hash = ctc_key_hash(&ck);
+        struct ctc_nominee *nom;
+        bool found = false;
+
+        HMAP_FOR_EACH_WITH_HASH (nom, node, hash, &c->nominees) {
+            if (!memcmp(&nom->ck, &ck, sizeof ck)) {
+                found = true;
+                break;
+            }
+        }
+        if (!found && hmap_count(&c->nominees) < XDP_DP_MAX_CT) {
+            nom = xmalloc(sizeof *nom);
+            nom->ck = ck;
+            hmap_insert(&c->nominees, &nom->node, hash);
+        }
+    }
+    ovs_mutex_unlock(&c->mutex);
+}
+
+void
+dp_xdp_ctcache_restore_md(struct dp_xdp_ctcache *c, uint32_t ct,
+                          struct pkt_metadata *md)
+{
+    uint32_t slot = (ct & XDP_DP_PKT_CT_SLOT_MASK) - 1;
+    const struct xdp_dp_ct_entry *e;
+
+    if (!c || !ct || slot >= XDP_DP_MAX_CT) {
+        return;
+    }
+    /* The entry may have been removed since XDP used it: its copy here
+     * is then what XDP used. */
+    ovs_mutex_lock(&c->mutex);
+    e = &c->entries[slot];
+    md->ct_state = e->state | (ct & XDP_DP_PKT_CT_F_NAT ? e->nat_state : 0);
+    md->ct_zone = e->zone;
+    md->ct_mark = e->mark;
+    memcpy(&md->ct_label, e->label, sizeof md->ct_label);
+    md->ct_orig_tuple_ipv6 = false;
+    md->ct_orig_tuple.ipv4.ipv4_src = e->orig_src;
+    md->ct_orig_tuple.ipv4.ipv4_dst = e->orig_dst;
+    md->ct_orig_tuple.ipv4.src_port = e->orig_sport;
+    md->ct_orig_tuple.ipv4.dst_port = e->orig_dport;
+    md->ct_orig_tuple.ipv4.ipv4_proto = e->orig_proto;
+    ovs_mutex_unlock(&c->mutex);
+}
+
+/* Whether 'cc' is the connection of 'zone' whose original direction is
+ * 'tuple'. */
+static bool
+ctc_matches_tuple(const struct ctc_conn *cc, uint16_t zone,
+                  const struct ct_dpif_tuple *tuple)
+{
+    const struct xdp_dp_ct_key *ck = &cc->ck[0];
+
+    if (tuple->l3_type != AF_INET || ck->zone != zone
+        || ck->nw_proto != tuple->ip_proto
+        || ck->src != tuple->src.ip || ck->dst != tuple->dst.ip) {
+        return false;
+    }
+    if (ck->nw_proto == IPPROTO_ICMP) {
+        return ck->sport == tuple->icmp_id;
+    }
+    return ck->sport == tuple->src_port && ck->dport == tuple->dst_port;
+}
+
+void
+dp_xdp_ctcache_flush(struct dp_xdp_ctcache *c, const uint16_t *zone,
+                     const struct ct_dpif_tuple *tuple)
+{
+    struct ctc_conn *cc;
+
+    if (!c) {
+        return;
+    }
+    ovs_mutex_lock(&c->mutex);
+    HMAP_FOR_EACH_SAFE (cc, node, &c->conns) {
+        if (tuple ? ctc_matches_tuple(cc, zone ? *zone : 0, tuple)
+            : !zone || cc->ck[0].zone == *zone) {
+            ctc_remove(c, cc);
+        }
+    }
+    ovs_mutex_unlock(&c->mutex);
+}
+
+bool
+dp_xdp_ctcache_counters(struct dp_xdp_ctcache *c, uint16_t zone,
+                        const struct ct_dpif_tuple *orig,
+                        struct ct_dpif_counters *orig_counters,
+                        struct ct_dpif_counters *reply_counters)
+{
+    struct ctc_conn *cc;
+    bool found = false;
+
+    if (!c || orig->l3_type != AF_INET) {
+        return false;
+    }
+    ovs_mutex_lock(&c->mutex);
+    HMAP_FOR_EACH (cc, node, &c->conns) {
+        if (ctc_matches_tuple(cc, zone, orig)) {
+            struct ct_dpif_counters *out[2] = { orig_counters,
+                                                reply_counters };
+
+            for (int d = 0; d < 2; d++) {
+                struct xdp_flow_stats st;
+
+                xdp_flow_stats_read(&c->stats, cc->slot[d], &st);
+                out[d]->packets += st.n_packets;
+                out[d]->bytes += st.n_bytes;
+            }
+            found = true;
+            break;
+        }
+    }
+    ovs_mutex_unlock(&c->mutex);
+    return found;
+}
+
+void
+dp_xdp_ctcache_format(struct dp_xdp_ctcache *c, struct ds *s, bool verbose)
+{
+    struct ctc_conn *cc;
+
+    if (!c) {
+        return;
+    }
+    ovs_mutex_lock(&c->mutex);
+    ds_put_format(s, "  connection cache: %"PRIu32" of %"PRIu32" directions "
+                  "used (%"PRIuSIZE" connections); %"PRIu64" cached, "
+                  "%"PRIu64" removed, %"PRIu64" refused (full)\n",
+                  c->n_used, c->size, hmap_count(&c->conns),
+                  c->n_installed, c->n_removed, c->n_refused);
+    if (verbose) {
+        HMAP_FOR_EACH (cc, node, &c->conns) {
+            const struct xdp_dp_ct_key *ck = &cc->ck[0];
+            struct xdp_flow_stats st[2];
+
+            xdp_flow_stats_read(&c->stats, cc->slot[0], &st[0]);
+            xdp_flow_stats_read(&c->stats, cc->slot[1], &st[1]);
+            ds_put_format(s, "    zone=%"PRIu16",proto=%"PRIu8",src="IP_FMT
+                          ",dst="IP_FMT, ck->zone, ck->nw_proto,
+                          IP_ARGS(ck->src), IP_ARGS(ck->dst));
+            if (ck->nw_proto == IPPROTO_ICMP) {
+                ds_put_format(s, ",id=%"PRIu16",type=%d", ntohs(ck->sport),
+                              ntohs(ck->dport) >> 8);
+            } else {
+                ds_put_format(s, ",sport=%"PRIu16",dport=%"PRIu16,
+                              ntohs(ck->sport), ntohs(ck->dport));
+            }
+            ds_put_format(s, ": orig %"PRIu64" packets, reply %"PRIu64
+                          " packets\n", (uint64_t) st[0].n_packets,
+                          (uint64_t) st[1].n_packets);
+        }
+    }
+    ovs_mutex_unlock(&c->mutex);
+}
