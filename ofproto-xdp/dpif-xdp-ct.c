@@ -238,6 +238,7 @@ dp_xdp_ct_execute(struct dp_xdp *dp, struct dp_packet_batch *batch,
         struct flow flow;
 
         flow_extract(packet, &flow);
+        dp_xdp_ctcache_pickup(dp->ctcache, packet, &flow, zone);
         dp_packet_batch_init_packet(&one, packet);
         conntrack_execute(dp->conntrack, &one, flow.dl_type, force, commit,
                           zone, setmark, setlabel, flow.tp_src, flow.tp_dst,

@@ -44,6 +44,16 @@
  *   - dpctl/flush-conntrack, zone limits and timeout policies remove
  *     entries at once (dp_xdp_ctcache_flush()).
  *
+ *   - TCP windows.  lib/conntrack.c checks that each TCP packet's sequence
+ *     and acknowledgement numbers fall within the windows it has seen;
+ *     the packets that cross in XDP move those numbers without it, so the
+ *     next packet it sees (a FIN, an RST) would look out of window and be
+ *     found invalid.  The kernel's flowtable meets the same problem and
+ *     makes conntrack pick the windows up again from the next packet it
+ *     sees; dp_xdp_ctcache_pickup() does that for lib/conntrack.c, and
+ *     takes the connection out of the cache, since a packet that goes
+ *     through ct() in ovs-vswitchd is one that may change its state.
+ *
  * Only IPv4 connections of TCP, UDP and ICMP echo are cached, and not
  * those of a helper (FTP, TFTP) or created by one.  The cache holds at
  * most other_config:xdp-ct-cache-size directions (XDP_DP_MAX_CT at most);
@@ -98,6 +108,7 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 /* One cached connection: its two entries. */
 struct ctc_conn {
     struct hmap_node node;          /* In 'conns', by ctc_key_hash(ck[0]). */
+    struct hmap_node rnode;         /* In 'by_reply', by ctc_key_hash(ck[1]). */
     struct xdp_dp_ct_key ck[2];     /* Original and reply direction. */
     uint32_t slot[2];               /* Their slots. */
     uint64_t n_packets[2];          /* Their packets at the last walk. */
@@ -114,6 +125,8 @@ struct ctc_nominee {
 struct dp_xdp_ctcache {
     struct ovs_mutex mutex;
     struct hmap conns OVS_GUARDED;      /* 'struct ctc_conn's. */
+    struct hmap by_reply OVS_GUARDED;   /* The same, by reply key. */
+    bool tcp_ok OVS_GUARDED;            /* TCP windows can be picked up. */
     struct hmap nominees OVS_GUARDED;   /* 'struct ctc_nominee's. */
     struct id_pool *slots OVS_GUARDED;  /* Free slots. */
     struct ctc_conn **by_slot OVS_GUARDED;  /* Slot to connection. */
@@ -335,6 +348,7 @@ ctc_remove(struct dp_xdp_ctcache *c, struct ctc_conn *cc)
     c->n_removed++;
     COVERAGE_INC(xdp_ctcache_remove);
     hmap_remove(&c->conns, &cc->node);
+    hmap_remove(&c->by_reply, &cc->rnode);
     free(cc);
 }
 
@@ -376,6 +390,7 @@ ctc_install(struct dp_xdp_ctcache *c, struct conn *conn,
     }
     cc->seen = true;
     hmap_insert(&c->conns, &cc->node, ctc_key_hash(ck0));
+    hmap_insert(&c->by_reply, &cc->rnode, ctc_key_hash(&cc->ck[1]));
     c->n_used += 2;
     c->n_installed++;
     COVERAGE_INC(xdp_ctcache_install);
@@ -409,7 +424,8 @@ ctc_sync(struct dp_xdp_ctcache *c)
     CMAP_FOR_EACH (conn, cm_node, &c->ct->conns) {
         struct xdp_dp_ct_key ck;
 
-        if (!ctc_conn_cacheable(conn)) {
+        if (!ctc_conn_cacheable(conn)
+            || (conn->key.nw_proto == IPPROTO_TCP && !c->tcp_ok)) {
             continue;
         }
         ctc_key_from_conn_key(&conn->key, &ck);
@@ -490,6 +506,8 @@ dp_xdp_ctcache_create(struct conntrack *ct, struct xdp_dp *skel,
 
     ovs_mutex_init(&c->mutex);
     hmap_init(&c->conns);
+    hmap_init(&c->by_reply);
+    c->tcp_ok = true;
     hmap_init(&c->nominees);
     c->slots = id_pool_create(0, XDP_DP_MAX_CT);
     c->by_slot = xcalloc(XDP_DP_MAX_CT, sizeof *c->by_slot);
@@ -547,6 +565,7 @@ dp_xdp_ctcache_destroy(struct dp_xdp_ctcache *c)
 
     xdp_flow_stats_map_close(&c->stats);
     hmap_destroy(&c->conns);
+    hmap_destroy(&c->by_reply);
     hmap_destroy(&c->nominees);
     id_pool_destroy(c->slots);
     free(c->by_slot);
@@ -668,6 +687,159 @@ dp_xdp_ctcache_nominate(struct dp_xdp_ctcache *c,
             hmap_insert(&c->nominees, &nom->node, hash);
         }
     }
+    ovs_mutex_unlock(&c->mutex);
+}
+
+/* TCP window pick-up
+ * ===================
+ *
+ * lib/conntrack-tcp.c keeps each TCP connection's windows in a structure
+ * of its own ('struct conn_tcp', private to that file), which it gives no
+ * way to reset.  These mirror it (Open vSwitch 3.1); ctc_tcp_layout_ok()
+ * checks the mirror against what conn_get_protoinfo() reports before it is
+ * written, and a mismatch turns the caching of TCP connections off. */
+struct ctc_tcp_peer {
+    uint32_t seqlo;                 /* Max sequence number sent. */
+    uint32_t seqhi;                 /* Max the other end ACKd + win. */
+    uint16_t max_win;               /* Largest window (pre scaling). */
+    uint8_t wscale;                 /* Window scaling factor. */
+    enum ct_dpif_tcp_state state;
+};
+
+struct ctc_conn_tcp {
+    struct conn up;
+    struct ctc_tcp_peer peer[2];
+};
+
+#define CTC_WSCALE_MASK 0xf         /* lib/conntrack-tcp.c's CT_WSCALE_MASK. */
+
+static bool
+ctc_tcp_layout_ok(struct ctc_conn_tcp *t)
+    OVS_REQUIRES(t->up.lock)
+{
+    struct ct_dpif_protoinfo pi;
+
+    memset(&pi, 0, sizeof pi);
+    ct_proto_tcp.conn_get_protoinfo(&t->up, &pi);
+    return (pi.tcp.state_orig == t->peer[0].state
+            && pi.tcp.state_reply == t->peer[1].state
+            && pi.tcp.wscale_orig == (t->peer[0].wscale & CTC_WSCALE_MASK)
+            && pi.tcp.wscale_reply == (t->peer[1].wscale & CTC_WSCALE_MASK));
+}
+
+/* Finds lib/conntrack.c's connection with key or reverse key 'ck' (a
+ * connection's own key compares only the fields set here, as
+ * conn_key_cmp() does). */
+static struct conn *
+ctc_conn_lookup(struct conntrack *ct, const struct xdp_dp_ct_key *ck,
+                bool *reply)
+{
+    struct conn *conn;
+
+    CMAP_FOR_EACH (conn, cm_node, &ct->conns) {
+        if (conn->conn_type != CT_CONN_TYPE_DEFAULT) {
+            continue;
+        }
+        for (int d = 0; d < 2; d++) {
+            const struct conn_key *k = d ? &conn->rev_key : &conn->key;
+
+            if (k->zone == ck->zone && k->nw_proto == ck->nw_proto
+                && k->dl_type == htons(ETH_TYPE_IP)
+                && k->src.addr.ipv4 == ck->src && k->dst.addr.ipv4 == ck->dst
+                && k->src.port == ck->sport && k->dst.port == ck->dport) {
+                *reply = d;
+                return conn;
+            }
+        }
+    }
+    return NULL;
+}
+
+void
+dp_xdp_ctcache_pickup(struct dp_xdp_ctcache *c, const struct dp_packet *pkt,
+                      const struct flow *flow, uint16_t zone)
+{
+    const struct tcp_header *tcp;
+    struct xdp_dp_ct_key ck;
+    struct ctc_conn *cc = NULL;
+    struct ctc_conn *x;
+    struct conn *conn;
+    bool reply;
+
+    if (!c || flow->dl_type != htons(ETH_TYPE_IP)
+        || flow->nw_proto != IPPROTO_TCP || flow->nw_frag) {
+        return;
+    }
+    tcp = dp_packet_l4(pkt);
+    if (!tcp || dp_packet_l4_size(pkt) < TCP_HEADER_LEN) {
+        return;
+    }
+    memset(&ck, 0, sizeof ck);
+    ck.zone = zone;
+    ck.nw_proto = IPPROTO_TCP;
+    ck.src = flow->nw_src;
+    ck.dst = flow->nw_dst;
+    ck.sport = flow->tp_src;
+    ck.dport = flow->tp_dst;
+
+    ovs_mutex_lock(&c->mutex);
+    if (hmap_is_empty(&c->conns)) {
+        ovs_mutex_unlock(&c->mutex);
+        return;
+    }
+    uint32_t hash = ctc_key_hash(&ck);
+    HMAP_FOR_EACH_WITH_HASH (x, node, hash, &c->conns) {
+        if (!memcmp(&x->ck[0], &ck, sizeof ck)) {
+            cc = x;
+        }
+    }
+    HMAP_FOR_EACH_WITH_HASH (x, rnode, hash, &c->by_reply) {
+        if (!memcmp(&x->ck[1], &ck, sizeof ck)) {
+            cc = x;
+        }
+    }
+    if (!cc) {
+        ovs_mutex_unlock(&c->mutex);
+        return;
+    }
+
+    conn = ctc_conn_lookup(c->ct, &ck, &reply);
+    if (conn) {
+        struct ctc_conn_tcp *t = CONTAINER_OF(conn, struct ctc_conn_tcp, up);
+        /* The peer that sent 'pkt', and the one it goes to. */
+        struct ctc_tcp_peer *src = &t->peer[reply];
+        struct ctc_tcp_peer *dst = &t->peer[!reply];
+        uint32_t seq = ntohl(get_16aligned_be32(&tcp->tcp_seq));
+        uint32_t ack = ntohl(get_16aligned_be32(&tcp->tcp_ack));
+        uint16_t win = ntohs(tcp->tcp_winsz);
+        uint16_t flags = TCP_FLAGS(tcp->tcp_ctl);
+
+        ovs_mutex_lock(&conn->lock);
+        if (!ctc_tcp_layout_ok(t)) {
+            c->tcp_ok = false;
+            VLOG_ERR("lib/conntrack-tcp.c's connection layout is not the one "
+                     "this build knows: TCP connections are no longer cached "
+                     "in XDP");
+        } else {
+            uint8_t sws = src->wscale & CTC_WSCALE_MASK;
+            uint8_t dws = dst->wscale & CTC_WSCALE_MASK;
+            uint32_t end = seq + dp_packet_get_tcp_payload_length(pkt)
+                           + !!(flags & TCP_FIN);
+
+            /* As if this were the first packet lib/conntrack.c saw of the
+             * connection in its state: the sender has sent up to 'end', the
+             * receiver up to what the sender acknowledges, and each may
+             * send a window ahead of what the other acknowledged. */
+            src->seqlo = seq;
+            src->seqhi = end + MAX(1, (uint32_t) dst->max_win << dws);
+            if (flags & TCP_ACK) {
+                dst->seqlo = ack;
+                dst->seqhi = ack + MAX(1, (uint32_t) win << sws);
+            }
+        }
+        ovs_mutex_unlock(&conn->lock);
+    }
+    ctc_remove(c, cc);
     ovs_mutex_unlock(&c->mutex);
 }
 

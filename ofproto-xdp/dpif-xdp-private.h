@@ -389,6 +389,8 @@ void dp_xdp_ctcache_destroy(struct dp_xdp_ctcache *);
 void dp_xdp_ctcache_set_size(struct dp_xdp_ctcache *, uint32_t n_conns);
 void dp_xdp_ctcache_nominate(struct dp_xdp_ctcache *,
                              const struct dp_packet *);
+void dp_xdp_ctcache_pickup(struct dp_xdp_ctcache *, const struct dp_packet *,
+                           const struct flow *, uint16_t zone);
 void dp_xdp_ctcache_restore_md(struct dp_xdp_ctcache *, uint32_t ct,
                                struct pkt_metadata *);
 void dp_xdp_ctcache_flush(struct dp_xdp_ctcache *, const uint16_t *zone,

@@ -33,7 +33,8 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-traffic-xdp.at \
 	tests/system-compile.at \
 	tests/system-recirc.at \
-	tests/system-conntrack.at
+	tests/system-conntrack.at \
+	tests/system-ctcache.at
 
 TESTSUITE = tests/testsuite
 SYSTEM_TESTSUITE = tests/system-testsuite
