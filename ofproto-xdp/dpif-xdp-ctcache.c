@@ -914,31 +914,40 @@ dp_xdp_ctcache_counters(struct dp_xdp_ctcache *c, uint16_t zone,
                         struct ct_dpif_counters *orig_counters,
                         struct ct_dpif_counters *reply_counters)
 {
+    struct xdp_dp_ct_key ck;
     struct ctc_conn *cc;
-    bool found = false;
 
     if (!c || orig->l3_type != AF_INET) {
         return false;
     }
+    memset(&ck, 0, sizeof ck);
+    ck.zone = zone;
+    ck.nw_proto = orig->ip_proto;
+    ck.src = orig->src.ip;
+    ck.dst = orig->dst.ip;
+    if (orig->ip_proto == IPPROTO_ICMP) {
+        ck.sport = orig->icmp_id;
+        ck.dport = htons(orig->icmp_type << 8);
+    } else {
+        ck.sport = orig->src_port;
+        ck.dport = orig->dst_port;
+    }
+
     ovs_mutex_lock(&c->mutex);
-    HMAP_FOR_EACH (cc, node, &c->conns) {
-        if (ctc_matches_tuple(cc, zone, orig)) {
-            struct ct_dpif_counters *out[2] = { orig_counters,
-                                                reply_counters };
+    cc = ctc_find(c, &ck);
+    if (cc) {
+        struct ct_dpif_counters *out[2] = { orig_counters, reply_counters };
 
-            for (int d = 0; d < 2; d++) {
-                struct xdp_flow_stats st;
+        for (int d = 0; d < 2; d++) {
+            struct xdp_flow_stats st;
 
-                xdp_flow_stats_read(&c->stats, cc->slot[d], &st);
-                out[d]->packets += st.n_packets;
-                out[d]->bytes += st.n_bytes;
-            }
-            found = true;
-            break;
+            xdp_flow_stats_read(&c->stats, cc->slot[d], &st);
+            out[d]->packets += st.n_packets;
+            out[d]->bytes += st.n_bytes;
         }
     }
     ovs_mutex_unlock(&c->mutex);
-    return found;
+    return cc != NULL;
 }
 
 void
