@@ -1080,28 +1080,35 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
      * ovs-vswitchd executes is counted in the flow's slot by ovs-vswitchd
      * (see struct xdp_dp_stats). */
     __u32 slot = flow->slot;
-    if (needs_slow_path(ctx, flow, key)) {
-        dp_stats->n_slow_path++;
-        return upcall_pass(ctx, XDP_DP_UPCALL_SLOW_PATH, md, buf, slot);
-    }
+    int slow = needs_slow_path(ctx, flow, key);
 
+    /* The ct() of the flow, if any, looks its connection up before any of
+     * the flow's actions runs, so that a miss hands ovs-vswitchd the packet
+     * as the flow found it (through the one upcall below: each upcall is
+     * a lot of code for the verifier). */
     const struct xdp_dp_ct_entry *cte = NULL;
     __u32 ct_slot = 0;
-    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT))
+    if (!slow && HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT))
         && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CT)) {
-        /* Before any of the flow's actions runs, so that a miss hands
-         * ovs-vswitchd the packet as the flow found it. */
         if (!all_l4 && xdp_parse_l4_pending(key, info)) {
             xdp_parse_l4__(ctx, key, info);
         }
-        cte = ct_lookup(ctx, flow, key, info,
-                        (struct xdp_dp_ct_key *) buf->tmp.ck, &ct_slot);
-        if (!cte) {
-            dp_stats->n_ct_miss++;
-            dp_stats->n_slow_path++;
-            return upcall_pass(ctx, XDP_DP_UPCALL_SLOW_PATH, md, buf, slot);
+        int ct = xdp_dp_ct_lookup__(ctx, flow, key, info,
+                                    (struct xdp_dp_ct_key *) buf->tmp.ck);
+        if (ct >= 0) {
+            ct_slot = ct;
+            cte = bpf_map_lookup_elem(&xdp_dp_ct_entries, &ct_slot);
         }
-        dp_stats->n_ct_hit++;
+        if (cte) {
+            dp_stats->n_ct_hit++;
+        } else {
+            dp_stats->n_ct_miss++;
+            slow = 1;
+        }
+    }
+    if (slow) {
+        dp_stats->n_slow_path++;
+        return upcall_pass(ctx, XDP_DP_UPCALL_SLOW_PATH, md, buf, slot);
     }
     dp_stats->n_hit++;
 
