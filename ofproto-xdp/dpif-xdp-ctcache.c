@@ -32,7 +32,7 @@
  *     rewritten at once, before the packet goes on.
  *
  *   - The sync thread walks lib/conntrack.c's connections every
- *     DP_XDP_CTC_SYNC_MS (through conntrack-private.h: lib/conntrack.c
+ *     DP_XDP_CTC_SYNC_MS, and DP_XDP_CTC_MIN_MS after a nomination (through conntrack-private.h: lib/conntrack.c
  *     has no public way to find a connection by its tuple).  It caches
  *     the nominated ones that qualify, removes the entries of connections
  *     that are gone, expired or no longer established, and folds XDP's
@@ -50,9 +50,13 @@
  *     next packet it sees (a FIN, an RST) would look out of window and be
  *     found invalid.  The kernel's flowtable meets the same problem and
  *     makes conntrack pick the windows up again from the next packet it
- *     sees; dp_xdp_ctcache_pickup() does that for lib/conntrack.c, and
- *     takes the connection out of the cache, since a packet that goes
- *     through ct() in ovs-vswitchd is one that may change its state.
+ *     sees; dp_xdp_ctcache_pickup() does that for lib/conntrack.c.  A
+ *     SYN, FIN or RST, which changes the connection's state, also takes it
+ *     out of the cache at once.  Plain segments reach ct() in ovs-vswitchd
+ *     too, and must not: those that XDP sent up just before their
+ *     connection was cached, and those whose first ct() in another zone
+ *     missed, which recirculate in ovs-vswitchd through the cached zone's
+ *     ct().
  *
  * Only IPv4 connections of TCP, UDP and ICMP echo are cached, and not
  * those of a helper (FTP, TFTP) or created by one.  The cache holds at
@@ -88,8 +92,9 @@
 #include "openvswitch/vlog.h"
 #include "ovs-rcu.h"
 #include "ovs-thread.h"
-#include "packets.h"
 #include "openvswitch/poll-loop.h"
+#include "packets.h"
+#include "seq.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -102,8 +107,12 @@ COVERAGE_DEFINE(xdp_ctcache_error);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 
-/* How often the sync thread walks the connections. */
+/* How often the sync thread walks the connections: at least every
+ * DP_XDP_CTC_SYNC_MS, and sooner when a connection is nominated, but not
+ * within DP_XDP_CTC_MIN_MS of the last walk (a walk visits every
+ * connection of the tracker). */
 #define DP_XDP_CTC_SYNC_MS 100
+#define DP_XDP_CTC_MIN_MS 10
 
 /* One cached connection: its two entries. */
 struct ctc_conn {
@@ -141,6 +150,7 @@ struct dp_xdp_ctcache {
     struct xdp_flow_stats_map stats;    /* Their counters, mmapped. */
 
     struct conntrack *ct;               /* The tracker. */
+    struct seq *nominated;              /* Changes with each new nominee. */
     pthread_t thread;
     struct latch exit;
 };
@@ -485,12 +495,20 @@ ctc_thread_main(void *c_)
     struct dp_xdp_ctcache *c = c_;
 
     while (!latch_is_set(&c->exit)) {
+        uint64_t seqno;
+
         ovs_mutex_lock(&c->mutex);
         ctc_sync(c);
+        seqno = seq_read(c->nominated);
         ovs_mutex_unlock(&c->mutex);
 
         latch_wait(&c->exit);
-        poll_timer_wait(DP_XDP_CTC_SYNC_MS);
+        poll_timer_wait(DP_XDP_CTC_MIN_MS);
+        poll_block();
+
+        latch_wait(&c->exit);
+        seq_wait(c->nominated, seqno);
+        poll_timer_wait(DP_XDP_CTC_SYNC_MS - DP_XDP_CTC_MIN_MS);
         poll_block();
     }
     return NULL;
@@ -514,6 +532,7 @@ dp_xdp_ctcache_create(struct conntrack *ct, struct xdp_dp *skel,
     c->entries = xcalloc(XDP_DP_MAX_CT, sizeof *c->entries);
     c->size = XDP_DP_MAX_CT;
     c->ct = ct;
+    c->nominated = seq_create();
     c->key_fd = bpf_map__fd(skel->maps.xdp_dp_ct);
     c->entries_fd = bpf_map__fd(skel->maps.xdp_dp_ct_entries);
     error = xdp_flow_stats_map_open(&c->stats,
@@ -567,6 +586,7 @@ dp_xdp_ctcache_destroy(struct dp_xdp_ctcache *c)
     hmap_destroy(&c->conns);
     hmap_destroy(&c->by_reply);
     hmap_destroy(&c->nominees);
+    seq_destroy(c->nominated);
     id_pool_destroy(c->slots);
     free(c->by_slot);
     free(c->entries);
@@ -685,6 +705,7 @@ dp_xdp_ctcache_nominate(struct dp_xdp_ctcache *c,
             nom = xmalloc(sizeof *nom);
             nom->ck = ck;
             hmap_insert(&c->nominees, &nom->node, hash);
+            seq_change(c->nominated);
         }
     }
     ovs_mutex_unlock(&c->mutex);
@@ -774,6 +795,7 @@ dp_xdp_ctcache_pickup(struct dp_xdp_ctcache *c, const struct dp_packet *pkt,
     if (!tcp || dp_packet_l4_size(pkt) < TCP_HEADER_LEN) {
         return;
     }
+    uint16_t flags = TCP_FLAGS(tcp->tcp_ctl);
     memset(&ck, 0, sizeof ck);
     ck.zone = zone;
     ck.nw_proto = IPPROTO_TCP;
@@ -812,7 +834,6 @@ dp_xdp_ctcache_pickup(struct dp_xdp_ctcache *c, const struct dp_packet *pkt,
         uint32_t seq = ntohl(get_16aligned_be32(&tcp->tcp_seq));
         uint32_t ack = ntohl(get_16aligned_be32(&tcp->tcp_ack));
         uint16_t win = ntohs(tcp->tcp_winsz);
-        uint16_t flags = TCP_FLAGS(tcp->tcp_ctl);
 
         ovs_mutex_lock(&conn->lock);
         if (!ctc_tcp_layout_ok(t)) {
@@ -820,6 +841,7 @@ dp_xdp_ctcache_pickup(struct dp_xdp_ctcache *c, const struct dp_packet *pkt,
             VLOG_ERR("lib/conntrack-tcp.c's connection layout is not the one "
                      "this build knows: TCP connections are no longer cached "
                      "in XDP");
+            flags |= TCP_RST;   /* Take it out of the cache, below. */
         } else {
             uint8_t sws = src->wscale & CTC_WSCALE_MASK;
             uint8_t dws = dst->wscale & CTC_WSCALE_MASK;
@@ -839,7 +861,16 @@ dp_xdp_ctcache_pickup(struct dp_xdp_ctcache *c, const struct dp_packet *pkt,
         }
         ovs_mutex_unlock(&conn->lock);
     }
-    ctc_remove(c, cc);
+    if (!conn || !c->tcp_ok || flags & (TCP_SYN | TCP_FIN | TCP_RST)) {
+        ctc_remove(c, cc);
+    }
+    if (!c->tcp_ok) {
+        HMAP_FOR_EACH_SAFE (x, node, &c->conns) {
+            if (x->ck[0].nw_proto == IPPROTO_TCP) {
+                ctc_remove(c, x);
+            }
+        }
+    }
     ovs_mutex_unlock(&c->mutex);
 }
 
