@@ -34,7 +34,8 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-compile.at \
 	tests/system-recirc.at \
 	tests/system-conntrack.at \
-	tests/system-ctcache.at
+	tests/system-ctcache.at \
+	tests/system-ovn.at
 
 TESTSUITE = tests/testsuite
 SYSTEM_TESTSUITE = tests/system-testsuite

@@ -31,13 +31,14 @@ jobs=${JOBS:-$(nproc)}
 
 # Debian packages: the build (compilers, autotools, libraries, OVS's own
 # source), the stock Open vSwitch daemons and tools the sandbox talks to, and
-# what the demo and the system tests run (ip, ping, ethtool), and the
-# benchmarks' TCP load and charts (iperf3, gnuplot).
+# what the demo and the system tests run (ip, ping, ethtool, and OVN for
+# tests/system-ovn.at), and the benchmarks' TCP load and charts (iperf3,
+# gnuplot).
 PACKAGES="build-essential autoconf automake libtool pkg-config python3
   libssl-dev libcap-ng-dev libnuma-dev libunbound-dev libbpf-dev libxdp-dev
   clang llvm bpftool openvswitch-source openvswitch-common
-  openvswitch-switch iproute2 iputils-ping ethtool procps strace wget
-  tcpdump netcat-openbsd iperf3 gnuplot-nox"
+  openvswitch-switch ovn-central ovn-host iproute2 iputils-ping ethtool
+  procps strace wget tcpdump netcat-openbsd iperf3 gnuplot-nox"
 
 log() { printf 'quickstart: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -54,9 +55,13 @@ install_packages() {
     done
     [ -z "$missing" ] && return 0
     log "installing:$missing"
-    # Installing openvswitch-switch must not start the system's own
-    # Open vSwitch: the sandbox never uses it.  A policy-rc.d that denies
-    # service starts does that, for the duration of this install only.
+    # Installing openvswitch-switch, ovn-central and ovn-host must not
+    # start the system's own Open vSwitch or OVN (ovsdb-servers, ovn-northd,
+    # ovn-controller): the sandbox and the tests never use them, and run
+    # their own.  A policy-rc.d that denies service starts does that, for
+    # the duration of this install only: the packages' maintainer scripts
+    # start their units through deb-systemd-invoke or invoke-rc.d, which
+    # both ask it first.
     local policy=
     if [ ! -e /usr/sbin/policy-rc.d ]; then
         policy=/usr/sbin/policy-rc.d
