@@ -13,7 +13,15 @@
  * The UDP checksum is zero (none, as IPv4 allows), so the rewrite needs
  * no fixup.  The counter also tells userspace how many frames were
  * offered: one thread runs the program, on one CPU, so a plain increment
- * of a global is exact. */
+ * of a global is exact.
+ *
+ * The kernel recycles a live frame's page as whatever was last written
+ * into it, without copying the input frame again, and a switch whose XDP
+ * program receives the frame works on that same page: one that translates
+ * the destination address (conntrack-dnat) would have the generator send
+ * already translated frames from then on.  So the program also writes the
+ * IPv4 destination and header checksum, 'ip_daddr' and 'ip_csum', into
+ * every frame, the same for every switch. */
 
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -29,6 +37,11 @@ const volatile __u16 sport_base = 1024;
 /* Frames offered so far (read by userspace through the mmapped .bss). */
 __u64 n_sent = 0;
 
+/* The input frame's IPv4 destination and header checksum, as they are in
+ * the frame (set by userspace through the mmapped .bss before a run). */
+__be32 ip_daddr = 0;
+__u16 ip_csum = 0;
+
 SEC("xdp")
 int
 bench_gen(struct xdp_md *ctx)
@@ -43,6 +56,8 @@ bench_gen(struct xdp_md *ctx)
     if ((void *) (udp + 1) > data_end) {
         return XDP_ABORTED;
     }
+    ip->daddr = ip_daddr;
+    ip->check = ip_csum;
     if (n_flows > 1) {
         udp->source = bpf_htons(sport_base + (__u32) seq % n_flows);
     }

@@ -53,6 +53,12 @@ struct ds;
 enum bench_sink_counter {
     BENCH_SINK_STREAM,          /* Frames of the benchmark's stream. */
     BENCH_SINK_OTHER,           /* Any other frame. */
+    BENCH_SINK_CHECKED,         /* IPv4 UDP frames to the stream's port
+                                 * whose headers were checked (while
+                                 * 'check_headers' was set). */
+    BENCH_SINK_BAD,             /* Of those, frames with a wrong destination
+                                 * address, IPv4 header checksum or a
+                                 * nonzero UDP checksum. */
     BENCH_SINK_N_COUNTERS
 };
 

@@ -47,15 +47,37 @@
  * generator and take the switch down.  A switch that cannot be set up is
  * reported as skipped, with the reason.
  *
- * The result per switch is the median of its runs' rates at the sink, the
- * spread (min-max), the CPU seconds spent per million frames delivered
- * (over all CPUs, the generator's included: it is the same for every
- * switch) and the ratios to the floor and to ovs-xdp. */
+ * Pipelines (--pipeline): what the switch does with the stream.
+ * 'stateless', the default, forwards by port.  'conntrack' is a stateful
+ * firewall: the OVS switches send every IPv4 frame through ct() in zone
+ * FWD_CT_ZONE, commit the connections that the generator's port opens,
+ * forward established ones both ways and drop new ones from the sink's
+ * port; the Linux bridge gets the same from nftables ("ct state").
+ * 'conntrack-dnat' is the same with the stream sent to a virtual address,
+ * FWD_VIP, that ct(commit,nat(dst=...)) translates to the sink's, so that
+ * the datapath rewrites every frame; the sink counts only frames to the
+ * sink's own address.  Before a stateful pipeline is measured, every flow
+ * is established: one frame per flow from the generator's side (it
+ * commits the connection), then one reply per flow from the sink's side,
+ * counted as it arrives in the generator's namespace, then a pause so that
+ * a datapath that caches established connections (ovs-xdp) has them
+ * cached when the stream starts.  Each run measures every selected
+ * pipeline of every switch in turn, so that the pipelines alternate as the
+ * switches do.  After each measurement, with the stream still running, the
+ * sink checks the headers of the stream's frames for a moment: address,
+ * IPv4 checksum, and the zero UDP checksum that a NAT must leave alone.
+ *
+ * The result per switch and pipeline is the median of its runs' rates at
+ * the sink, the spread (min-max), the CPU seconds spent per million frames
+ * delivered (over all CPUs, the generator's included: it is the same for
+ * every switch), the ratios to the floor and to ovs-xdp's stateless
+ * figure, and how many times ovs-xdp's figure in the same pipeline is. */
 
 #include <config.h>
 
 #include <errno.h>
 #include <getopt.h>
+#include <linux/if_packet.h>
 #include <math.h>
 #include <net/if.h>
 #include <pthread.h>
@@ -64,6 +86,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -71,6 +94,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
+#include "bitmap.h"
 #include "command-line.h"
 #include "csum.h"
 #include "fatal-signal.h"
@@ -80,6 +104,7 @@
 #include "ovs-thread.h"
 #include "packets.h"
 #include "signals.h"
+#include "svec.h"
 #include "util.h"
 #include "utilities/bench-common.h"
 #include "utilities/ovs-xdp-bench.h"
@@ -93,6 +118,38 @@
 #define FWD_FRAME_SIZE 64
 #define FWD_UDP_DPORT 9
 #define FWD_UDP_SPORT_BASE 1024
+
+/* IPv4 addresses, in the benchmarking range 198.18.0.0/15: the
+ * generator's, the sink's, and the virtual address that conntrack-dnat
+ * translates to the sink's. */
+#define FWD_GEN_IP "198.18.0.1"
+#define FWD_SINK_IP "198.18.0.2"
+#define FWD_VIP "198.18.0.100"
+
+/* The conntrack zone of the stateful pipelines. */
+#define FWD_CT_ZONE 1
+
+/* Establishing the connections of a stateful pipeline: the frames go in
+ * bursts of FWD_ESTABLISH_BURST, FWD_ESTABLISH_GAP seconds apart, so that
+ * the first frames of many connections, which all go to the switch's slow
+ * path, stay within ovs-xdp's upcall budget (256 per port and CPU in 10
+ * ms); frames of a direction that did not all cross within
+ * FWD_ESTABLISH_WAIT seconds are sent again, up to FWD_ESTABLISH_TRIES
+ * times; then FWD_ESTABLISH_SETTLE seconds pass before the stream starts,
+ * for ovs-xdp to cache the connections (it does within 0.1 s). */
+#define FWD_ESTABLISH_BURST 64
+#define FWD_ESTABLISH_GAP 0.005
+#define FWD_ESTABLISH_WAIT 0.5
+#define FWD_ESTABLISH_TRIES 3
+#define FWD_ESTABLISH_SETTLE 0.3
+
+/* Seconds during which the sink checks headers after a measurement. */
+#define FWD_CHECK_TIME 0.1
+
+/* The mark that the Linux bridge's nftables ruleset puts on frames from
+ * the generator's port, when the ruleset has to sit in the ip family
+ * (see fwd_nft_setup()). */
+#define FWD_NFT_MARK "0x6f786267"
 
 /* Frames per BPF_PROG_TEST_RUN call: many seconds' worth.  Each call sets
  * up and tears down a page pool and waits for an RCU grace period, which
@@ -122,20 +179,20 @@ struct fwd_switch {
     const char *port_type;      /* FWD_OVS_STOCK: Interface type, NULL for
                                  * system ports. */
     bool normal;                /* FWD_OVS_*: actions=normal instead of
-                                 * in_port=A,actions=B. */
+                                 * the pipeline's flows. */
 };
 
 static const struct fwd_switch fwd_switches[] = {
     { "floor", "bare XDP program, bpf_redirect() to the sink's veth",
       FWD_FLOOR, NULL, false },
-    { "ovs-xdp", "ovs-vswitchd-xdp, datapath_type=xdp, in_port=A,actions=B",
+    { "ovs-xdp", "ovs-vswitchd-xdp, datapath_type=xdp",
       FWD_OVS_XDP, NULL, false },
     { "ovs-xdp-normal", "ovs-vswitchd-xdp, datapath_type=xdp, actions=normal",
       FWD_OVS_XDP, NULL, true },
     { "ovs-afxdp", "Debian ovs-vswitchd, datapath_type=netdev, type=afxdp "
-      "ports, in_port=A,actions=B", FWD_OVS_STOCK, "afxdp", false },
+      "ports", FWD_OVS_STOCK, "afxdp", false },
     { "ovs-system", "Debian ovs-vswitchd, datapath_type=netdev, system "
-      "ports, in_port=A,actions=B", FWD_OVS_STOCK, NULL, false },
+      "ports", FWD_OVS_STOCK, NULL, false },
     { "linux-bridge", "Linux bridge (ip link add type bridge)",
       FWD_LINUX_BRIDGE, NULL, false },
 };
@@ -145,17 +202,50 @@ static const struct fwd_switch fwd_switches[] = {
 #define FWD_FLOOR_IDX 0
 #define FWD_OVS_XDP_IDX 1
 
-/* The results of one switch. */
+/* What the switch does with the stream (--pipeline).  The floor has no
+ * pipeline: it is measured once per run, as FWD_STATELESS, whichever
+ * pipelines are chosen. */
+enum fwd_pipeline {
+    FWD_STATELESS,              /* Forward by port. */
+    FWD_CONNTRACK,              /* A stateful firewall. */
+    FWD_CONNTRACK_DNAT,         /* The same, with destination NAT. */
+    FWD_N_PIPELINES
+};
+
+/* Names, for --pipeline and the table, and one line for the legend. */
+static const char *const fwd_pipeline_names[FWD_N_PIPELINES] = {
+    [FWD_STATELESS] = "stateless",
+    [FWD_CONNTRACK] = "conntrack",
+    [FWD_CONNTRACK_DNAT] = "conntrack-dnat",
+};
+static const char *const fwd_pipeline_descriptions[FWD_N_PIPELINES] = {
+    [FWD_STATELESS] = "in_port=A,actions=output:B and back; Linux bridge: "
+    "bridging",
+    [FWD_CONNTRACK] = "ip,ct_state=-trk: ct(zone=1,table=1); table 1: from "
+    "A, +new:\nct(commit),output:B, +est: output:B; from B, +est: "
+    "output:A,\n+new: drop.  Linux bridge: nftables ct state (see its "
+    "note)",
+    [FWD_CONNTRACK_DNAT] = "as conntrack, with ct(zone=1,nat,table=1), the "
+    "stream to\n" FWD_VIP ", and from A, +new: ct(commit,nat(dst="
+    FWD_SINK_IP "))",
+};
+
+/* The results of one switch in one pipeline. */
 struct fwd_result {
-    bool selected;              /* Chosen by --switches. */
+    bool selected;              /* Chosen by --switches and --pipeline. */
     char *skipped;              /* Why it was not (fully) measured, or
                                  * NULL. */
     char *note;                 /* What the legend should add, or NULL. */
+    char *state_note;           /* What the last run found of the
+                                 * connections, or NULL. */
     size_t n;                   /* Number of runs measured. */
     double *pps;                /* Frames per second at the sink, per run. */
     double *offered;            /* Frames per second offered, per run. */
     double *cpu;                /* CPU seconds per million frames, per run. */
     unsigned long long *frames; /* Frames at the sink, per run. */
+    unsigned long long n_checked;   /* Frames whose headers the sink
+                                     * checked, over all runs. */
+    unsigned long long n_bad;   /* Of those, frames that failed. */
 };
 
 /* The generator thread.  'stop' is written by the main thread and read by
@@ -192,6 +282,8 @@ struct fwd_options {
     char *plot_file;            /* --plot, or NULL. */
     char *vswitchd_xdp;         /* ovs-vswitchd-xdp, or NULL if none. */
     char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
+    bool switches[FWD_N_SWITCHES];      /* Chosen by --switches. */
+    bool pipelines[FWD_N_PIPELINES];    /* Chosen by --pipeline. */
     bool stack_sink;            /* --sink=stack: count at the TC hook of a
                                  * veth end without XDP, as a container's
                                  * stack receives, not in XDP. */
@@ -200,12 +292,14 @@ struct fwd_options {
 /* The whole benchmark, reachable from the cleanup hook. */
 struct fwd {
     struct fwd_options opts;
-    struct fwd_result results[FWD_N_SWITCHES];
+    struct fwd_result results[FWD_N_SWITCHES][FWD_N_PIPELINES];
 
     struct bench_pair gen;      /* Generator's veth pair. */
     struct bench_pair sink;     /* Sink's veth pair. */
     char *ovs_bridge;           /* Name of the OVS bridges. */
     char *linux_bridge;         /* Name of the Linux bridge. */
+    char *nft_table;            /* Name of its nftables tables. */
+    unsigned int n_nft_setups;  /* fwd_nft_setup() calls so far. */
     struct bench_ovs ovs_xdp;   /* Private ovs-vswitchd-xdp. */
     struct bench_ovs ovs_stock; /* Private Debian ovs-vswitchd. */
 
@@ -217,6 +311,7 @@ struct fwd {
 
     struct fwd_generator generator;
     const struct fwd_switch *active;    /* Switch set up now, or NULL. */
+    enum fwd_pipeline pipeline;         /* Its pipeline. */
     uint8_t frame[FWD_FRAME_SIZE];      /* The stream's frame. */
 };
 
@@ -243,6 +338,10 @@ Options:\n\
   --switches=LIST        comma-separated, from: floor, ovs-xdp,\n\
                          ovs-xdp-normal, ovs-afxdp, ovs-system,\n\
                          linux-bridge (default: all)\n\
+  --pipeline=LIST        comma-separated, from: stateless (forward by\n\
+                         port), conntrack (a stateful firewall),\n\
+                         conntrack-dnat (the same with destination NAT)\n\
+                         (default: stateless)\n\
   --cpu=N                run the generator on CPU N (default: the last)\n\
   --batch-size=N         frames per live-frames batch (default 64)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
@@ -302,14 +401,77 @@ fwd_switch_name(size_t i)
     return fwd_switches[i].name;
 }
 
+/* Parses --pipeline's comma-separated 'list' into 'opts->pipelines'. */
 static void
-fwd_parse_switches(struct fwd *fwd, const char *list)
+fwd_parse_pipelines(struct fwd_options *opts, const char *list)
 {
-    bool selected[FWD_N_SWITCHES];
+    char *copy = xstrdup(list);
+    char *token, *save_ptr = NULL;
+    bool any = false;
 
-    bench_select(list, fwd_switch_name, FWD_N_SWITCHES, selected);
+    memset(opts->pipelines, 0, sizeof opts->pipelines);
+    for (token = strtok_r(copy, ",", &save_ptr); token;
+         token = strtok_r(NULL, ",", &save_ptr)) {
+        size_t i;
+
+        for (i = 0; i < FWD_N_PIPELINES; i++) {
+            if (!strcmp(token, fwd_pipeline_names[i])) {
+                break;
+            }
+        }
+        if (i >= FWD_N_PIPELINES) {
+            ovs_fatal(0, "--pipeline: unknown pipeline \"%s\" (use --help)",
+                      token);
+        }
+        opts->pipelines[i] = any = true;
+    }
+    free(copy);
+    if (!any) {
+        ovs_fatal(0, "--pipeline: no pipeline in \"%s\"", list);
+    }
+}
+
+/* Returns why switch 'sw' is not measured in pipeline 'p', or NULL if it
+ * is.  (The floor is a special case: see enum fwd_pipeline.) */
+static const char *
+fwd_pipeline_unsupported(const struct fwd_switch *sw, enum fwd_pipeline p)
+{
+    if (p == FWD_STATELESS) {
+        return NULL;
+    }
+    if (sw->normal) {
+        return "the stateful pipelines forward by port, as ovs-xdp does; "
+               "actions=normal is measured stateless only";
+    }
+    if (sw->kind == FWD_LINUX_BRIDGE && p == FWD_CONNTRACK_DNAT) {
+        return "destination NAT of bridged frames needs br_netfilter to "
+               "route them through the bridge's own addresses: not measured";
+    }
+    return NULL;
+}
+
+/* Marks the results that --switches and --pipeline chose, and those that
+ * cannot be measured as skipped. */
+static void
+fwd_select_results(struct fwd *fwd)
+{
     for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        fwd->results[i].selected = selected[i];
+        const struct fwd_switch *sw = &fwd_switches[i];
+
+        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+            struct fwd_result *r = &fwd->results[i][p];
+            const char *why;
+
+            if (sw->kind == FWD_FLOOR) {
+                r->selected = fwd->opts.switches[i] && p == FWD_STATELESS;
+                continue;
+            }
+            r->selected = fwd->opts.switches[i] && fwd->opts.pipelines[p];
+            why = fwd_pipeline_unsupported(sw, p);
+            if (r->selected && why) {
+                r->skipped = xstrdup(why);
+            }
+        }
     }
 }
 
@@ -347,6 +509,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         OPT_RUNS,
         OPT_FLOWS,
         OPT_SWITCHES,
+        OPT_PIPELINE,
         OPT_CPU,
         OPT_BATCH_SIZE,
         OPT_VSWITCHD_XDP,
@@ -361,6 +524,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         {"runs", required_argument, NULL, OPT_RUNS},
         {"flows", required_argument, NULL, OPT_FLOWS},
         {"switches", required_argument, NULL, OPT_SWITCHES},
+        {"pipeline", required_argument, NULL, OPT_PIPELINE},
         {"cpu", required_argument, NULL, OPT_CPU},
         {"batch-size", required_argument, NULL, OPT_BATCH_SIZE},
         {"vswitchd-xdp", required_argument, NULL, OPT_VSWITCHD_XDP},
@@ -381,8 +545,9 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
     opts->n_flows = 1;
     opts->batch_size = 64;
     for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        fwd->results[i].selected = true;
+        opts->switches[i] = true;
     }
+    opts->pipelines[FWD_STATELESS] = true;
 
     for (;;) {
         int c = getopt_long(argc, argv, short_options, long_options, NULL);
@@ -404,7 +569,11 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
             opts->n_flows = fwd_parse_count("--flows", optarg, 60000);
             break;
         case OPT_SWITCHES:
-            fwd_parse_switches(fwd, optarg);
+            bench_select(optarg, fwd_switch_name, FWD_N_SWITCHES,
+                         opts->switches);
+            break;
+        case OPT_PIPELINE:
+            fwd_parse_pipelines(opts, optarg);
             break;
         case OPT_CPU:
             if (!str_to_int(optarg, 10, &opts->cpu) || opts->cpu < 0
@@ -474,23 +643,35 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
     if (!opts->vswitchd_stock) {
         opts->vswitchd_stock = xstrdup(FWD_STOCK_VSWITCHD);
     }
+    fwd_select_results(fwd);
 }
 
-/* Builds the stream's frame in 'fwd->frame': from the generator's veth end
- * to the sink's, IPv4 from 198.18.0.1 to 198.18.0.2 (the benchmarking
- * range), UDP from FWD_UDP_SPORT_BASE to FWD_UDP_DPORT without checksum,
- * zero padding. */
-static void
-fwd_build_frame(struct fwd *fwd)
+/* Returns the IPv4 address 's', a dotted quad that is known to parse. */
+static ovs_be32
+fwd_ip(const char *s)
 {
-    struct eth_header *eth = (struct eth_header *) fwd->frame;
+    ovs_be32 ip;
+
+    ovs_assert(ip_parse(s, &ip));
+    return ip;
+}
+
+/* Writes into 'frame' a FWD_FRAME_SIZE-byte IPv4 UDP frame from 'eth_src',
+ * 'ip_src' and port 'sport' to 'eth_dst', 'ip_dst' and port 'dport', with
+ * TTL 64, no UDP checksum and zero padding. */
+static void
+fwd_put_frame(uint8_t *frame, struct eth_addr eth_src,
+              struct eth_addr eth_dst, const char *ip_src,
+              const char *ip_dst, uint16_t sport, uint16_t dport)
+{
+    struct eth_header *eth = (struct eth_header *) frame;
     struct ip_header *ip = (struct ip_header *) (eth + 1);
     struct udp_header *udp = (struct udp_header *) (ip + 1);
     size_t ip_len = FWD_FRAME_SIZE - sizeof *eth;
 
-    memset(fwd->frame, 0, sizeof fwd->frame);
-    eth->eth_dst = fwd_sink_mac;
-    eth->eth_src = fwd_gen_mac;
+    memset(frame, 0, FWD_FRAME_SIZE);
+    eth->eth_dst = eth_dst;
+    eth->eth_src = eth_src;
     eth->eth_type = htons(ETH_TYPE_IP);
 
     ip->ip_ihl_ver = IP_IHL_VER(5, IP_VERSION);
@@ -498,13 +679,32 @@ fwd_build_frame(struct fwd *fwd)
     ip->ip_frag_off = htons(IP_DONT_FRAGMENT);
     ip->ip_ttl = 64;
     ip->ip_proto = IPPROTO_UDP;
-    put_16aligned_be32(&ip->ip_src, htonl(0xc6120001));
-    put_16aligned_be32(&ip->ip_dst, htonl(0xc6120002));
+    put_16aligned_be32(&ip->ip_src, fwd_ip(ip_src));
+    put_16aligned_be32(&ip->ip_dst, fwd_ip(ip_dst));
     ip->ip_csum = csum(ip, sizeof *ip);
 
-    udp->udp_src = htons(FWD_UDP_SPORT_BASE);
-    udp->udp_dst = htons(FWD_UDP_DPORT);
+    udp->udp_src = htons(sport);
+    udp->udp_dst = htons(dport);
     udp->udp_len = htons(ip_len - sizeof *ip);
+}
+
+/* Returns the address that the generator sends the stream to in pipeline
+ * 'p'. */
+static const char *
+fwd_stream_dst(enum fwd_pipeline p)
+{
+    return p == FWD_CONNTRACK_DNAT ? FWD_VIP : FWD_SINK_IP;
+}
+
+/* Builds the stream's frame of pipeline 'p' in 'fwd->frame': from the
+ * generator's veth end to the sink's, IPv4 from FWD_GEN_IP to the sink's
+ * address or FWD_VIP, UDP from FWD_UDP_SPORT_BASE (which the generator
+ * changes per flow) to FWD_UDP_DPORT. */
+static void
+fwd_build_frame(struct fwd *fwd, enum fwd_pipeline p)
+{
+    fwd_put_frame(fwd->frame, fwd_gen_mac, fwd_sink_mac, FWD_GEN_IP,
+                  fwd_stream_dst(p), FWD_UDP_SPORT_BASE, FWD_UDP_DPORT);
 }
 
 /* Sends a frame from the sink's veth end to the generator's, so that a
@@ -614,6 +814,12 @@ static void
 fwd_generator_start(struct fwd *fwd)
 {
     struct fwd_generator *gen = &fwd->generator;
+    const struct ip_header *ip = (const struct ip_header *)
+        (fwd->frame + sizeof(struct eth_header));
+
+    /* The program writes these into every frame (see bench-gen.bpf.c). */
+    fwd->gen_skel->bss->ip_daddr = get_16aligned_be32(&ip->ip_dst);
+    fwd->gen_skel->bss->ip_csum = ip->ip_csum;
 
     gen->prog_fd = bpf_program__fd(fwd->gen_skel->progs.bench_gen);
     gen->ns = fwd->gen.ns;
@@ -698,26 +904,80 @@ fwd_floor_setup(struct fwd *fwd, struct ds *why)
     return fwd->floor_link ? 0 : EIO;
 }
 
+/* Adds to 'flows' the OpenFlow flows of pipeline 'p' between port 'a',
+ * the generator's, and port 'b', the sink's.
+ *
+ * The stateful pipelines are the firewall of tests/system-ctcache.at:
+ * table 0 sends every untracked IPv4 frame through ct() in zone
+ * FWD_CT_ZONE and on to table 1, and forwards anything else (the learning
+ * frames) by port; table 1 commits the connections that 'a' opens and
+ * forwards established connections both ways.  conntrack-dnat commits
+ * only connections to FWD_VIP, translating it to the sink's address, and
+ * its ct() in table 0 applies the translation of the connection (the
+ * reverse one to the replies). */
+static void
+fwd_ovs_flows(enum fwd_pipeline p, const char *a, const char *b,
+              struct svec *flows)
+{
+    const char *nat = p == FWD_CONNTRACK_DNAT ? ",nat" : "";
+
+    if (p == FWD_STATELESS) {
+        svec_add_nocopy(flows, xasprintf("in_port=%s,actions=output:%s",
+                                         a, b));
+        svec_add_nocopy(flows, xasprintf("in_port=%s,actions=output:%s",
+                                         b, a));
+        return;
+    }
+
+    svec_add_nocopy(flows, xasprintf("table=0,priority=100,ip,"
+                                     "ct_state=-trk,actions=ct(zone=%d%s,"
+                                     "table=1)", FWD_CT_ZONE, nat));
+    svec_add_nocopy(flows, xasprintf("table=0,priority=10,in_port=%s,"
+                                     "actions=output:%s", a, b));
+    svec_add_nocopy(flows, xasprintf("table=0,priority=10,in_port=%s,"
+                                     "actions=output:%s", b, a));
+    if (p == FWD_CONNTRACK_DNAT) {
+        svec_add_nocopy(flows, xasprintf(
+                            "table=1,priority=100,in_port=%s,ip,"
+                            "nw_dst=%s,ct_state=+trk+new,actions=ct(zone=%d,"
+                            "commit,nat(dst=%s)),output:%s",
+                            a, FWD_VIP, FWD_CT_ZONE, FWD_SINK_IP, b));
+    } else {
+        svec_add_nocopy(flows, xasprintf(
+                            "table=1,priority=100,in_port=%s,ip,"
+                            "ct_state=+trk+new,actions=ct(zone=%d,commit),"
+                            "output:%s", a, FWD_CT_ZONE, b));
+    }
+    svec_add_nocopy(flows, xasprintf("table=1,priority=100,in_port=%s,ip,"
+                                     "ct_state=+trk+est,actions=output:%s",
+                                     a, b));
+    svec_add_nocopy(flows, xasprintf("table=1,priority=100,in_port=%s,ip,"
+                                     "ct_state=+trk+est,actions=output:%s",
+                                     b, a));
+    svec_add_nocopy(flows, xasprintf("table=1,priority=100,in_port=%s,ip,"
+                                     "ct_state=+trk+new,actions=drop", b));
+    svec_add(flows, "table=1,priority=0,actions=drop");
+}
+
 static int
-fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw, struct ds *why)
+fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw,
+              enum fwd_pipeline p, struct ds *why)
 {
     const char *ports[] = { fwd->gen.root_name, fwd->sink.root_name };
-    char *in_a = xasprintf("in_port=%s,actions=output:%s",
-                           fwd->gen.root_name, fwd->sink.root_name);
-    char *in_b = xasprintf("in_port=%s,actions=output:%s",
-                           fwd->sink.root_name, fwd->gen.root_name);
-    const char *port_flows[] = { in_a, in_b };
-    const char *normal_flows[] = { "actions=normal" };
+    struct svec flows = SVEC_EMPTY_INITIALIZER;
     int error;
 
+    if (sw->normal) {
+        svec_add(&flows, "actions=normal");
+    } else {
+        fwd_ovs_flows(p, fwd->gen.root_name, fwd->sink.root_name, &flows);
+    }
     error = bench_ovs_add_bridge(
         fwd_switch_ovs(fwd, sw), fwd->ovs_bridge,
         sw->kind == FWD_OVS_XDP ? "xdp" : "netdev", sw->port_type,
         ports, ARRAY_SIZE(ports),
-        sw->normal ? normal_flows : port_flows,
-        sw->normal ? ARRAY_SIZE(normal_flows) : ARRAY_SIZE(port_flows), why);
-    free(in_a);
-    free(in_b);
+        (const char *const *) flows.names, flows.n, why);
+    svec_destroy(&flows);
 
     /* The sink's end of its veth runs an XDP program, so it has NAPI and
      * XDP redirect delivers into it: ask ovs-xdp for the XDP redirect
@@ -744,11 +1004,265 @@ fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw, struct ds *why)
     return error;
 }
 
+/* Loads the nftables ruleset 'ruleset' ("nft -f"), all or nothing.
+ * Returns nft's exit status; puts what it printed, first line only, into
+ * 'error' on failure. */
 static int
-fwd_linux_bridge_setup(struct fwd *fwd, struct ds *why)
+fwd_nft_load(const char *ruleset, struct ds *error)
 {
-    return bench_linux_bridge_create(fwd->linux_bridge, fwd->gen.root_name,
-                                     fwd->sink.root_name, why);
+    struct ds output = DS_EMPTY_INITIALIZER;
+    int status;
+
+    status = bench_run(&output, "nft -f - <<'EOF'\n%sEOF", ruleset);
+    if (status) {
+        /* nft shows the file's line, then "Error: ..." and the rule. */
+        static const char prefix[] = "Could not process rule: ";
+        const char *e = strstr(ds_cstr(&output), "Error: ");
+
+        e = e ? e + 7 : ds_cstr(&output);
+        if (!strncmp(e, prefix, strlen(prefix))) {
+            e += strlen(prefix);
+        }
+        ds_clear(error);
+        ds_put_cstr(error, e);
+        ds_chomp(error, '\n');
+        char *nl = strchr(ds_cstr(error), '\n');
+        if (nl) {
+            ds_truncate(error, nl - ds_cstr(error));
+        }
+        if (!error->length) {
+            ds_put_format(error, "nft exited with status %d", status);
+        }
+    }
+    ds_destroy(&output);
+    return status;
+}
+
+/* Returns the value of net.bridge.bridge-nf-call-iptables, 0 if it cannot
+ * be read. */
+static int
+fwd_bridge_nf_call_iptables(void)
+{
+    FILE *stream = fopen("/proc/sys/net/bridge/bridge-nf-call-iptables",
+                         "re");
+    int value = 0;
+
+    if (stream) {
+        if (fscanf(stream, "%d", &value) != 1) {
+            value = 0;
+        }
+        fclose(stream);
+    }
+    return value;
+}
+
+/* Gives the Linux bridge the stateful firewall of the conntrack pipeline,
+ * in nftables tables named 'fwd->nft_table', and says in '*note' how it
+ * did (the caller frees it).
+ *
+ * The bridge family's own connection tracking (nf_conntrack_bridge) is
+ * tried first: a bridge-family table whose forward chain accepts the
+ * established connections and the new ones from the generator's port, and
+ * drops its ports' other frames.  Where the kernel has no connection
+ * tracking for the bridge family, nft cannot add a "ct state" rule there
+ * ("Protocol error").  Then, if br_netfilter hands bridged IPv4 frames to
+ * the ip family's hooks (net.bridge.bridge-nf-call-iptables=1, which the
+ * benchmark never changes) and tracks their connections, the same rules
+ * go into the ip family's forward hook, where those frames arrive with the
+ * bridge as their device; a bridge-family chain marks the frames from the
+ * generator's port first, for the ip family cannot tell the ports apart.
+ * There, the bridge's connections are tracked in a conntrack zone of their
+ * own, a new one each time, so that each measurement starts afresh, as
+ * OVS's does with a new bridge, although the kernel keeps connections
+ * after the tables are gone, and apart from the root namespace's other
+ * connections.  Named counters count the frames of each verdict
+ * (fwd_nft_counter()).
+ *
+ * Last, a flowtable on the two ports is tried: where nft can create one,
+ * established connections are offloaded to it ("flow add").
+ *
+ * Returns 0 if successful, otherwise a positive errno value after
+ * explaining in 'why'. */
+static int
+fwd_nft_setup(struct fwd *fwd, char **note, struct ds *why)
+{
+    const char *t = fwd->nft_table;
+    const char *g = fwd->gen.root_name;
+    const char *s = fwd->sink.root_name;
+    struct ds ruleset = DS_EMPTY_INITIALIZER;
+    struct ds bridge_error = DS_EMPTY_INITIALIZER;
+    struct ds error = DS_EMPTY_INITIALIZER;
+    struct ds how = DS_EMPTY_INITIALIZER;
+    char *nft = bench_find_program("nft");
+    int retval = 0;
+
+    *note = NULL;
+    if (!nft) {
+        ds_put_cstr(why, "nft is not installed (Debian package nftables)");
+        return EOPNOTSUPP;
+    }
+    free(nft);
+
+    ds_put_format(&ruleset,
+                  "table bridge %s {\n"
+                  "  counter est { }\n"
+                  "  counter opened { }\n"
+                  "  counter dropped { }\n"
+                  "  chain forward {\n"
+                  "    type filter hook forward priority 0; policy accept;\n"
+                  "    iifname != { \"%s\", \"%s\" } accept\n"
+                  "    ct state established counter name \"est\" accept\n"
+                  "    iifname \"%s\" ct state new counter name \"opened\" "
+                  "accept\n"
+                  "    counter name \"dropped\" drop\n"
+                  "  }\n"
+                  "}\n", t, g, s, g);
+    if (!fwd_nft_load(ds_cstr(&ruleset), &bridge_error)) {
+        ds_put_cstr(&how, "nftables, bridge family, forward hook: ct state "
+                    "established, or new from\nthe generator's port, "
+                    "accepted; the ports' other frames dropped\n");
+        /* nftables has no flowtable for the bridge family. */
+        ds_put_cstr(&how, "no flowtable: nftables has none for the bridge "
+                    "family");
+        goto out;
+    }
+    if (fwd_bridge_nf_call_iptables() != 1) {
+        ds_put_format(why, "no connection tracking for bridged frames: the "
+                      "bridge family has none here (nft: %s) and "
+                      "net.bridge.bridge-nf-call-iptables is not 1",
+                      ds_cstr(&bridge_error));
+        retval = EOPNOTSUPP;
+        goto out;
+    }
+
+    /* A zone of 1 to 65535, a different one each time. */
+    int zone = 1 + ((unsigned int) getpid() * 64 + fwd->n_nft_setups++)
+                   % 65535;
+
+    ds_clear(&ruleset);
+    ds_put_format(&ruleset,
+                  "table bridge %s {\n"
+                  "  chain forward {\n"
+                  "    type filter hook forward priority -200; "
+                  "policy accept;\n"
+                  "    iifname \"%s\" meta mark set "FWD_NFT_MARK"\n"
+                  "  }\n"
+                  "}\n"
+                  "table ip %s {\n"
+                  "  counter est { }\n"
+                  "  counter opened { }\n"
+                  "  counter dropped { }\n"
+                  "  chain prerouting {\n"
+                  "    type filter hook prerouting priority raw; "
+                  "policy accept;\n"
+                  "    iifname \"%s\" ct zone set %d\n"
+                  "  }\n"
+                  "  chain forward {\n"
+                  "    type filter hook forward priority 0; policy accept;\n"
+                  "    iifname != \"%s\" accept\n"
+                  "    ct state established counter name \"est\" accept\n"
+                  "    meta mark "FWD_NFT_MARK" ct state new "
+                  "counter name \"opened\" accept\n"
+                  "    counter name \"dropped\" drop\n"
+                  "  }\n"
+                  "}\n", t, g, t, fwd->linux_bridge, zone,
+                  fwd->linux_bridge);
+    if (fwd_nft_load(ds_cstr(&ruleset), &error)) {
+        ds_put_format(why, "nftables ruleset: %s (and in the bridge family: "
+                      "%s)", ds_cstr(&error), ds_cstr(&bridge_error));
+        retval = EIO;
+        goto out;
+    }
+    ds_put_format(&how, "nftables, ip family, forward hook, which bridged "
+                  "IPv4 frames reach through\nbr_netfilter "
+                  "(bridge-nf-call-iptables=1), for the bridge family has "
+                  "no\nconntrack here (nft: %s): ct state established, or "
+                  "new from the\ngenerator's port, accepted; the bridge's "
+                  "other frames dropped; its\nconnections in a conntrack "
+                  "zone of their own, new for each run\n",
+                  ds_cstr(&bridge_error));
+
+    ds_clear(&ruleset);
+    ds_put_format(&ruleset,
+                  "table ip %s {\n"
+                  "  flowtable ft {\n"
+                  "    hook ingress priority 0;\n"
+                  "    devices = { \"%s\", \"%s\" };\n"
+                  "  }\n"
+                  "}\n"
+                  "insert rule ip %s forward ct state established "
+                  "flow add @ft\n", t, g, s, t);
+    if (fwd_nft_load(ds_cstr(&ruleset), &error)) {
+        ds_put_format(&how, "no flowtable: nft cannot create one here "
+                      "(%s)", ds_cstr(&error));
+    } else {
+        ds_put_cstr(&how, "flowtable on both ports: established "
+                    "connections offloaded to it (flow add)");
+    }
+
+out:
+    if (!retval) {
+        *note = ds_steal_cstr(&how);
+    }
+    ds_destroy(&how);
+    ds_destroy(&error);
+    ds_destroy(&bridge_error);
+    ds_destroy(&ruleset);
+    return retval;
+}
+
+/* Removes the nftables tables of fwd_nft_setup(), if there are any. */
+static void
+fwd_nft_teardown(struct fwd *fwd)
+{
+    bench_run(NULL, "nft delete table bridge %s 2>/dev/null; "
+              "nft delete table ip %s 2>/dev/null; true",
+              fwd->nft_table, fwd->nft_table);
+}
+
+/* Returns the packets of named counter 'name' of fwd_nft_setup()'s
+ * ruleset, -1 if it cannot be read. */
+static long long
+fwd_nft_counter(struct fwd *fwd, const char *name)
+{
+    static const char *const families[] = { "bridge", "ip" };
+    long long packets = -1;
+
+    for (size_t i = 0; i < ARRAY_SIZE(families) && packets < 0; i++) {
+        struct ds output = DS_EMPTY_INITIALIZER;
+
+        if (!bench_run(&output, "nft list counter %s %s %s 2>/dev/null",
+                       families[i], fwd->nft_table, name)) {
+            const char *p = strstr(ds_cstr(&output), "packets ");
+
+            if (!p || sscanf(p, "packets %lld", &packets) != 1) {
+                packets = -1;
+            }
+        }
+        ds_destroy(&output);
+    }
+    return packets;
+}
+
+static int
+fwd_linux_bridge_setup(struct fwd *fwd, enum fwd_pipeline p,
+                       struct fwd_result *r, struct ds *why)
+{
+    int error = bench_linux_bridge_create(fwd->linux_bridge,
+                                          fwd->gen.root_name,
+                                          fwd->sink.root_name, why);
+
+    if (!error && p != FWD_STATELESS) {
+        char *note;
+
+        error = fwd_nft_setup(fwd, &note, why);
+        if (!error && !r->note) {
+            r->note = note;
+        } else {
+            free(note);
+        }
+    }
+    return error;
 }
 
 /* Takes switch 'sw' down and makes sure that the ports are as before: up,
@@ -766,6 +1280,9 @@ fwd_switch_teardown(struct fwd *fwd, const struct fwd_switch *sw)
         bench_ovs_del_bridge(fwd_switch_ovs(fwd, sw), fwd->ovs_bridge);
         break;
     case FWD_LINUX_BRIDGE:
+        if (fwd->pipeline != FWD_STATELESS) {
+            fwd_nft_teardown(fwd);
+        }
         bench_run(NULL, "ip link del %s", fwd->linux_bridge);
         break;
     }
@@ -774,12 +1291,13 @@ fwd_switch_teardown(struct fwd *fwd, const struct fwd_switch *sw)
     fwd->active = NULL;
 }
 
-/* Sets up switch 'sw' between the two pairs.  Returns 0 if successful,
- * otherwise a positive errno value after explaining in 'why' and taking
- * down whatever was set up. */
+/* Sets up switch 'sw' with pipeline 'p' between the two pairs; may add a
+ * note to its results 'r'.  Returns 0 if successful, otherwise a positive
+ * errno value after explaining in 'why' and taking down whatever was set
+ * up. */
 static int
 fwd_switch_setup(struct fwd *fwd, const struct fwd_switch *sw,
-                 struct ds *why)
+                 enum fwd_pipeline p, struct fwd_result *r, struct ds *why)
 {
     const char *ports[] = { fwd->gen.root_name, fwd->sink.root_name };
     int error = 0;
@@ -795,6 +1313,7 @@ fwd_switch_setup(struct fwd *fwd, const struct fwd_switch *sw,
     }
 
     fwd->active = sw;
+    fwd->pipeline = p;
     switch (sw->kind) {
     case FWD_FLOOR:
         if (fwd->opts.stack_sink) {
@@ -809,10 +1328,10 @@ fwd_switch_setup(struct fwd *fwd, const struct fwd_switch *sw,
         break;
     case FWD_OVS_XDP:
     case FWD_OVS_STOCK:
-        error = fwd_ovs_setup(fwd, sw, why);
+        error = fwd_ovs_setup(fwd, sw, p, why);
         break;
     case FWD_LINUX_BRIDGE:
-        error = fwd_linux_bridge_setup(fwd, why);
+        error = fwd_linux_bridge_setup(fwd, p, r, why);
         break;
     }
     if (error) {
@@ -856,13 +1375,14 @@ struct fwd_snapshot {
     struct bench_cpu cpu;       /* CPU time of the machine. */
 };
 
+/* Returns the sink's counter 'idx', summed over the CPUs. */
 static unsigned long long
-fwd_read_sink(const struct fwd *fwd)
+fwd_read_sink(const struct fwd *fwd, enum bench_sink_counter idx)
 {
     int n_cpus = libbpf_num_possible_cpus();
     uint64_t *values = xcalloc(MAX(n_cpus, 1), sizeof *values);
     int map_fd = bpf_map__fd(fwd->sink_skel->maps.bench_sink_counts);
-    uint32_t key = BENCH_SINK_STREAM;
+    uint32_t key = idx;
     unsigned long long sum = 0;
 
     if (bpf_map_lookup_elem(map_fd, &key, values)) {
@@ -879,23 +1399,344 @@ static void
 fwd_snapshot(const struct fwd *fwd, struct fwd_snapshot *s)
 {
     s->time = bench_now();
-    s->sink = fwd_read_sink(fwd);
+    s->sink = fwd_read_sink(fwd, BENCH_SINK_STREAM);
     s->sent = *(volatile __u64 *) &fwd->gen_skel->bss->n_sent;
     bench_cpu_sample(&s->cpu);
 }
 
-/* One run of switch number 'idx': sets it up, measures, takes it down and
- * adds the run to its results.  Returns 0 if successful, otherwise a
- * positive errno value after explaining in 'why'. */
+/* Has the sink check the headers of the stream's frames (see
+ * datapath/bench-sink.bpf.c) for FWD_CHECK_TIME seconds, while the
+ * generator runs, adds what it found to 'r' and complains, naming 'what',
+ * about frames that failed. */
+static void
+fwd_check_headers(struct fwd *fwd, const char *what, struct fwd_result *r)
+{
+    volatile __u32 *check = &fwd->sink_skel->bss->check_headers;
+    unsigned long long checked, bad;
+
+    checked = fwd_read_sink(fwd, BENCH_SINK_CHECKED);
+    bad = fwd_read_sink(fwd, BENCH_SINK_BAD);
+    *check = 1;
+    bench_sleep(FWD_CHECK_TIME);
+    *check = 0;
+    checked = fwd_read_sink(fwd, BENCH_SINK_CHECKED) - checked;
+    bad = fwd_read_sink(fwd, BENCH_SINK_BAD) - bad;
+
+    r->n_checked += checked;
+    r->n_bad += bad;
+    if (bad) {
+        ovs_error(0, "%s: %llu of %llu frames checked at the sink had a "
+                  "wrong destination address, IPv4 checksum or UDP "
+                  "checksum", what, bad, checked);
+    }
+}
+
+/* Establishing connections. */
+
+/* Returns a packet socket on 'ifname' in namespace 'ns', nonblocking, that
+ * receives the frames of EtherType 'protocol' (0 for none: a socket only
+ * to send on), or -1 with errno set on failure. */
 static int
-fwd_measure(struct fwd *fwd, size_t idx, struct ds *why)
+fwd_packet_socket(const char *ns, const char *ifname, uint16_t protocol)
+{
+    struct sockaddr_ll sll;
+    int saved_fd, fd, error;
+
+    error = bench_netns_enter(ns, &saved_fd);
+    if (error) {
+        errno = error;
+        return -1;
+    }
+    fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                htons(protocol));
+    if (fd < 0) {
+        error = errno;
+    } else {
+        /* Room for a burst of replies of every flow in the worst case. */
+        int size = 32 << 20;
+
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size);
+        memset(&sll, 0, sizeof sll);
+        sll.sll_family = AF_PACKET;
+        sll.sll_protocol = htons(protocol);
+        sll.sll_ifindex = if_nametoindex(ifname);
+        if (!sll.sll_ifindex) {
+            error = errno;
+        } else if (bind(fd, (struct sockaddr *) &sll, sizeof sll)) {
+            error = errno;
+        }
+        if (error) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    bench_netns_leave(saved_fd);
+    errno = error;
+    return fd;
+}
+
+/* Reads every frame waiting on packet socket 'fd' and marks in 'seen', a
+ * bitmap of 'n' flows, the flows whose reply it is: UDP from 'src', port
+ * FWD_UDP_DPORT, to FWD_GEN_IP and port FWD_UDP_SPORT_BASE + flow.
+ * Returns the number of flows it marked. */
+static unsigned int
+fwd_take_replies(int fd, ovs_be32 src, unsigned long *seen, unsigned int n)
+{
+    ovs_be32 dst = fwd_ip(FWD_GEN_IP);
+    unsigned int n_marked = 0;
+    uint8_t buf[2048];
+
+    for (;;) {
+        struct sockaddr_ll sll;
+        socklen_t len = sizeof sll;
+        ssize_t size = recvfrom(fd, buf, sizeof buf, 0,
+                                (struct sockaddr *) &sll, &len);
+        const struct eth_header *eth = (const void *) buf;
+        const struct ip_header *ip = (const void *) (eth + 1);
+        const struct udp_header *udp = (const void *) (ip + 1);
+        unsigned int flow;
+
+        if (size < 0) {
+            break;
+        }
+        if (sll.sll_pkttype == PACKET_OUTGOING
+            || size < (ssize_t) ((const uint8_t *) (udp + 1) - buf)
+            || eth->eth_type != htons(ETH_TYPE_IP)
+            || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
+            || ip->ip_proto != IPPROTO_UDP
+            || get_16aligned_be32(&ip->ip_src) != src
+            || get_16aligned_be32(&ip->ip_dst) != dst
+            || udp->udp_src != htons(FWD_UDP_DPORT)) {
+            continue;
+        }
+        flow = (unsigned int) ntohs(udp->udp_dst) - FWD_UDP_SPORT_BASE;
+        if (flow < n && !bitmap_is_set(seen, flow)) {
+            bitmap_set1(seen, flow);
+            n_marked++;
+        }
+    }
+    return n_marked;
+}
+
+/* Sends the 'n' FWD_FRAME_SIZE-byte frames in 'frames' on packet socket
+ * 'fd', in bursts of FWD_ESTABLISH_BURST, FWD_ESTABLISH_GAP seconds apart.
+ * Between bursts, if 'rx_fd' is not -1, takes the replies that arrived on
+ * it into '*n_seen' and 'seen' (see fwd_take_replies()). */
+static void
+fwd_send_paced(int fd, const uint8_t *frames, unsigned int n,
+               int rx_fd, ovs_be32 reply_src, unsigned long *seen,
+               unsigned int *n_seen)
+{
+    for (unsigned int i = 0; i < n; i++) {
+        if (send(fd, &frames[i * FWD_FRAME_SIZE], FWD_FRAME_SIZE, 0) < 0
+            && errno != ENOBUFS && errno != EAGAIN) {
+            ovs_fatal(errno, "cannot send the frames that establish the "
+                      "connections");
+        }
+        if ((i + 1) % FWD_ESTABLISH_BURST == 0 || i + 1 == n) {
+            bench_sleep(FWD_ESTABLISH_GAP);
+            if (rx_fd >= 0) {
+                *n_seen += fwd_take_replies(rx_fd, reply_src, seen, n);
+            }
+        }
+    }
+}
+
+/* Establishes the stream's connections, one per flow, through the switch
+ * set up now with stateful pipeline 'p': sends one frame per flow from the
+ * generator's side, as the stream would, and waits until the sink counted
+ * them all; then one reply per flow from the sink's side, from the sink's
+ * address (the switch translates it back to FWD_VIP in conntrack-dnat),
+ * and waits until all arrived in the generator's namespace; sends again
+ * what did not all cross, up to FWD_ESTABLISH_TRIES times; then waits
+ * FWD_ESTABLISH_SETTLE seconds.  Says in 'note' how many crossed. */
+static void
+fwd_establish(struct fwd *fwd, enum fwd_pipeline p, struct ds *note)
+{
+    unsigned int n = fwd->opts.n_flows;
+    uint8_t *frames = xmalloc(n * FWD_FRAME_SIZE);
+    uint8_t *replies = xmalloc(n * FWD_FRAME_SIZE);
+    unsigned long *seen = bitmap_allocate(n);
+    ovs_be32 reply_src = fwd_ip(fwd_stream_dst(p));
+    unsigned long long forwarded = 0;
+    unsigned int n_seen = 0;
+    int gen_tx, sink_tx, gen_rx;
+    int try;
+
+    for (unsigned int i = 0; i < n; i++) {
+        fwd_put_frame(&frames[i * FWD_FRAME_SIZE], fwd_gen_mac,
+                      fwd_sink_mac, FWD_GEN_IP, fwd_stream_dst(p),
+                      FWD_UDP_SPORT_BASE + i, FWD_UDP_DPORT);
+        fwd_put_frame(&replies[i * FWD_FRAME_SIZE], fwd_sink_mac,
+                      fwd_gen_mac, FWD_SINK_IP, FWD_GEN_IP, FWD_UDP_DPORT,
+                      FWD_UDP_SPORT_BASE + i);
+    }
+    gen_tx = fwd_packet_socket(fwd->gen.ns, fwd->gen.ns_name, 0);
+    sink_tx = fwd_packet_socket(fwd->sink.ns, fwd->sink.ns_name, 0);
+    gen_rx = fwd_packet_socket(fwd->gen.ns, fwd->gen.ns_name, ETH_TYPE_IP);
+    if (gen_tx < 0 || sink_tx < 0 || gen_rx < 0) {
+        ovs_fatal(errno, "cannot open the packet sockets that establish "
+                  "the connections");
+    }
+
+    for (try = 0; try < FWD_ESTABLISH_TRIES && (forwarded < n
+                                                || n_seen < n); try++) {
+        unsigned long long base = fwd_read_sink(fwd, BENCH_SINK_STREAM);
+        double deadline;
+
+        fwd_send_paced(gen_tx, frames, n, -1, 0, NULL, NULL);
+        deadline = bench_now() + FWD_ESTABLISH_WAIT;
+        for (;;) {
+            forwarded = MAX(forwarded,
+                            fwd_read_sink(fwd, BENCH_SINK_STREAM) - base);
+            if (forwarded >= n || bench_now() > deadline) {
+                break;
+            }
+            bench_sleep(0.01);
+        }
+
+        fwd_send_paced(sink_tx, replies, n, gen_rx, reply_src, seen,
+                       &n_seen);
+        deadline = bench_now() + FWD_ESTABLISH_WAIT;
+        while (n_seen < n && bench_now() < deadline) {
+            bench_sleep(0.01);
+            n_seen += fwd_take_replies(gen_rx, reply_src, seen, n);
+        }
+    }
+    bench_sleep(FWD_ESTABLISH_SETTLE);
+
+    ds_put_format(note, "connections: of %u flow%s, %llu crossed to the "
+                  "sink, %u replies crossed back", n, n > 1 ? "s" : "",
+                  MIN(forwarded, n), n_seen);
+    if (try > 1) {
+        ds_put_format(note, " (sent %d times)", try);
+    }
+    if (forwarded < n || n_seen < n) {
+        ovs_error(0, "%s", ds_cstr(note));
+    }
+
+    close(gen_tx);
+    close(sink_tx);
+    close(gen_rx);
+    bitmap_free(seen);
+    free(frames);
+    free(replies);
+}
+
+/* What the switches tell about the connections. */
+
+/* ovs-vswitchd-xdp's counters of ct() (dpif-xdp/stats-show), summed over
+ * its datapaths. */
+struct fwd_ct_counts {
+    long long hit;              /* xdp-ct-hit: ct() run in XDP, or -1. */
+    long long miss;             /* xdp-ct-miss: ct() handed up, or -1. */
+};
+
+static void
+fwd_ovs_xdp_ct_counts(struct fwd *fwd, struct fwd_ct_counts *c)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    char *line, *save_ptr = NULL;
+
+    c->hit = c->miss = -1;
+    if (!bench_ovs_run(&fwd->ovs_xdp, &output,
+                       "ovs-appctl dpif-xdp/stats-show")) {
+        for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
+             line = strtok_r(NULL, "\n", &save_ptr)) {
+            long long value;
+
+            if (sscanf(line, " xdp-ct-hit: %lld", &value) == 1) {
+                c->hit = MAX(c->hit, 0) + value;
+            } else if (sscanf(line, " xdp-ct-miss: %lld", &value) == 1) {
+                c->miss = MAX(c->miss, 0) + value;
+            }
+        }
+    }
+    ds_destroy(&output);
+}
+
+/* Returns the number of connections of zone FWD_CT_ZONE that
+ * ovs-vswitchd-xdp has cached in XDP (dpif-xdp/ct-cache-show), or -1 if it
+ * does not tell. */
+static int
+fwd_ovs_xdp_cached(struct fwd *fwd)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    char *prefix = xasprintf("    zone=%d,", FWD_CT_ZONE);
+    char *line, *save_ptr = NULL;
+    int n = -1;
+
+    if (!bench_ovs_run(&fwd->ovs_xdp, &output,
+                       "ovs-appctl dpif-xdp/ct-cache-show")) {
+        n = 0;
+        for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
+             line = strtok_r(NULL, "\n", &save_ptr)) {
+            n += !strncmp(line, prefix, strlen(prefix));
+        }
+    }
+    free(prefix);
+    ds_destroy(&output);
+    return n;
+}
+
+/* Appends to 'note' how many frames from the generator's port went
+ * through the +trk+new and the +trk+est flows of table 1 of the OVS
+ * bridge of 'sw' (OpenFlow statistics, which lag the datapath's a
+ * little). */
+static void
+fwd_ovs_put_ct_flows(struct fwd *fwd, const struct fwd_switch *sw,
+                     struct ds *note)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    char *in_port = xasprintf("in_port=%s", fwd->gen.root_name);
+    long long n_new = -1, n_est = -1;
+    char *line, *save_ptr = NULL;
+
+    if (!bench_ovs_run(fwd_switch_ovs(fwd, sw), &output,
+                       "ovs-ofctl --names dump-flows %s table=1",
+                       fwd->ovs_bridge)) {
+        for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
+             line = strtok_r(NULL, "\n", &save_ptr)) {
+            const char *p = strstr(line, "n_packets=");
+            long long value;
+
+            if (!p || !strstr(line, in_port)
+                || sscanf(p, "n_packets=%lld", &value) != 1) {
+                continue;
+            }
+            if (strstr(line, "+new")) {
+                n_new = value;
+            } else if (strstr(line, "+est")) {
+                n_est = value;
+            }
+        }
+    }
+    ds_put_format(note, "\nOpenFlow table 1, from the generator's port: "
+                  "%lld +trk+new, %lld +trk+est", n_new, n_est);
+    free(in_port);
+    ds_destroy(&output);
+}
+
+/* One run of switch number 'idx' in pipeline 'p': sets it up, measures,
+ * takes it down and adds the run to its results.  Returns 0 if successful,
+ * otherwise a positive errno value after explaining in 'why'. */
+static int
+fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
+            struct ds *why)
 {
     const struct fwd_switch *sw = &fwd_switches[idx];
-    struct fwd_result *r = &fwd->results[idx];
+    struct fwd_result *r = &fwd->results[idx][p];
+    bool stateful = p != FWD_STATELESS;
+    bool xdp_ct = stateful && sw->kind == FWD_OVS_XDP;
+    struct fwd_ct_counts ct_before, ct_after;
     struct fwd_snapshot before, after;
+    struct ds note = DS_EMPTY_INITIALIZER;
+    char *what;
+    int cached = -1;
     int error;
 
-    error = fwd_switch_setup(fwd, sw, why);
+    fwd_build_frame(fwd, p);
+    error = fwd_switch_setup(fwd, sw, p, r, why);
     if (error) {
         return error;
     }
@@ -906,25 +1747,73 @@ fwd_measure(struct fwd *fwd, size_t idx, struct ds *why)
     /* Learning frames before and while the generator starts: the first
      * may come before the switch listens on its ports. */
     fwd_send_learning_frame(fwd);
+    if (stateful) {
+        fwd_establish(fwd, p, &note);
+        if (xdp_ct) {
+            cached = fwd_ovs_xdp_cached(fwd);
+        }
+    }
     fwd_generator_start(fwd);
     for (int i = 0; i < 5; i++) {
         bench_sleep(fwd->opts.warmup / 5);
         fwd_send_learning_frame(fwd);
     }
 
+    if (xdp_ct) {
+        fwd_ovs_xdp_ct_counts(fwd, &ct_before);
+    }
     fwd_snapshot(fwd, &before);
     bench_sleep(fwd->opts.duration);
     fwd_snapshot(fwd, &after);
+    if (xdp_ct) {
+        fwd_ovs_xdp_ct_counts(fwd, &ct_after);
+    }
+
+    what = xasprintf("%s %s", sw->name, fwd_pipeline_names[p]);
+    fwd_check_headers(fwd, what, r);
+    free(what);
+    if (stateful && sw->kind == FWD_LINUX_BRIDGE) {
+        ds_put_format(&note, "\nnftables counters: %lld frames "
+                      "established, %lld new, %lld dropped",
+                      fwd_nft_counter(fwd, "est"),
+                      fwd_nft_counter(fwd, "opened"),
+                      fwd_nft_counter(fwd, "dropped"));
+    } else if (stateful) {
+        fwd_ovs_put_ct_flows(fwd, sw, &note);
+    }
 
     error = fwd_generator_stop(fwd, why);
     fwd_switch_teardown(fwd, sw);
     if (error) {
+        ds_destroy(&note);
         return error;
     }
 
     double seconds = after.time - before.time;
     unsigned long long frames = after.sink - before.sink;
     double busy = bench_cpu_busy_seconds(&before.cpu, &after.cpu);
+
+    if (xdp_ct) {
+        long long hit = ct_after.hit - ct_before.hit;
+        long long miss = ct_after.miss - ct_before.miss;
+
+        ds_put_format(&note, "\nct() in XDP: %d of %u connections cached "
+                      "(dpif-xdp/ct-cache-show); while\nmeasuring, "
+                      "xdp-ct-hit +%lld, xdp-ct-miss +%lld (%.2f per frame "
+                      "at the sink)", cached, fwd->opts.n_flows, hit, miss,
+                      frames ? (double) hit / frames : 0.0);
+        if (cached < (int) fwd->opts.n_flows || hit <= 0) {
+            ovs_error(0, "%s %s: connections not cached in XDP (%d of %u) "
+                      "or no ct() ran in XDP (xdp-ct-hit +%lld)", sw->name,
+                      fwd_pipeline_names[p], cached, fwd->opts.n_flows,
+                      hit);
+        }
+    }
+    if (stateful) {
+        free(r->state_note);
+        r->state_note = ds_steal_cstr(&note);
+    }
+    ds_destroy(&note);
 
     r->pps = xrealloc(r->pps, (r->n + 1) * sizeof *r->pps);
     r->offered = xrealloc(r->offered, (r->n + 1) * sizeof *r->offered);
@@ -940,38 +1829,102 @@ fwd_measure(struct fwd *fwd, size_t idx, struct ds *why)
 
 /* Results. */
 
+/* Returns the median rate of switch 'idx' in pipeline 'p', 0 if it was not
+ * measured. */
 static double
-fwd_median_pps(const struct fwd *fwd, size_t idx)
+fwd_median_pps(const struct fwd *fwd, size_t idx, enum fwd_pipeline p)
 {
-    const struct fwd_result *r = &fwd->results[idx];
+    const struct fwd_result *r = &fwd->results[idx][p];
 
     return r->selected && r->n ? bench_median(r->pps, r->n) : 0;
 }
 
-/* Prints "%*.2f" of 'a' / 'b' into 'out', or "-" if 'b' is 0. */
+/* Returns the label of pipeline 'p' of switch 'idx' in the table: the
+ * floor has none. */
+static const char *
+fwd_pipeline_label(size_t idx, enum fwd_pipeline p)
+{
+    return fwd_switches[idx].kind == FWD_FLOOR ? "-" : fwd_pipeline_names[p];
+}
+
+/* Prints "%*.2f" of 'a' / 'b' into 'out', or "-" if 'a' or 'b' is 0. */
 static void
 fwd_put_ratio(struct ds *out, int width, double a, double b)
 {
-    if (b > 0) {
+    if (a > 0 && b > 0) {
         ds_put_format(out, " %*.2f", width, a / b);
     } else {
         ds_put_format(out, " %*s", width, "-");
     }
 }
 
+/* Appends 'text' to 'out', each of its lines indented by 'indent'
+ * spaces. */
+static void
+fwd_put_indented(struct ds *out, int indent, const char *text)
+{
+    for (;;) {
+        const char *nl = strchr(text, '\n');
+        int len = nl ? nl - text : strlen(text);
+
+        ds_put_format(out, "%*s%.*s\n", indent, "", len, text);
+        if (!nl) {
+            break;
+        }
+        text = nl + 1;
+    }
+}
+
+/* Appends to 'out', for stateful pipeline 'p', how many times ovs-xdp's
+ * median is those of the other OVS switches and the Linux bridge in the
+ * same pipeline, and its own stateless one: the ratios the issue for
+ * ct() in XDP set targets for.  Appends nothing if ovs-xdp was not
+ * measured in 'p'. */
+static void
+fwd_put_summary(const struct fwd *fwd, enum fwd_pipeline p, struct ds *out)
+{
+    double xdp = fwd_median_pps(fwd, FWD_OVS_XDP_IDX, p);
+    double stateless = fwd_median_pps(fwd, FWD_OVS_XDP_IDX, FWD_STATELESS);
+    struct ds line = DS_EMPTY_INITIALIZER;
+
+    if (!xdp) {
+        return;
+    }
+    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+        double pps = fwd_median_pps(fwd, i, p);
+
+        if (i != FWD_OVS_XDP_IDX && fwd_switches[i].kind != FWD_FLOOR
+            && pps > 0) {
+            ds_put_format(&line, ", %.2fx %s", xdp / pps,
+                          fwd_switches[i].name);
+        }
+    }
+    if (stateless > 0) {
+        ds_put_format(&line, ", %.2fx its stateless figure",
+                      xdp / stateless);
+    }
+    if (line.length) {
+        ds_put_format(out, "%s: ovs-xdp is %s\n", fwd_pipeline_names[p],
+                      ds_cstr(&line) + 2);
+    }
+    ds_destroy(&line);
+}
+
 static void
 fwd_print_table(const struct fwd *fwd)
 {
     const struct fwd_options *opts = &fwd->opts;
-    double floor_pps = fwd_median_pps(fwd, FWD_FLOOR_IDX);
-    double ovs_xdp_pps = fwd_median_pps(fwd, FWD_OVS_XDP_IDX);
+    double floor_pps = fwd_median_pps(fwd, FWD_FLOOR_IDX, FWD_STATELESS);
+    double ovs_xdp_pps = fwd_median_pps(fwd, FWD_OVS_XDP_IDX, FWD_STATELESS);
+    unsigned long long n_checked = 0, n_bad = 0;
     struct ds out = DS_EMPTY_INITIALIZER;
+    bool linux_bridge = false;
     struct utsname uts;
 
     uname(&uts);
     ds_put_format(&out, "ovs-xdp-bench forward: %d-byte UDP frames, "
-                  "%u flow%s, %d run%s of %g s per switch (after %g s "
-                  "warm-up), switches alternating\n",
+                  "%u flow%s, %d run%s of %g s per switch and pipeline "
+                  "(after %g s warm-up), alternating\n",
                   FWD_FRAME_SIZE, opts->n_flows, opts->n_flows > 1 ? "s" : "",
                   opts->runs, opts->runs > 1 ? "s" : "", opts->duration,
                   opts->warmup);
@@ -984,67 +1937,132 @@ fwd_print_table(const struct fwd *fwd)
                   "(batch %u); %ld CPUs online; Linux %s\n\n",
                   opts->cpu, opts->batch_size, sysconf(_SC_NPROCESSORS_ONLN),
                   uts.release);
-    ds_put_format(&out, "%-15s %8s %17s %8s %10s %7s %9s\n",
-                  "switch", "Mpps", "min-max", "offered", "CPU s/Mpkt",
-                  "x floor", "x ovs-xdp");
+    ds_put_format(&out, "%-15s %-14s %7s %13s %7s %10s %7s %9s %8s\n",
+                  "switch", "pipeline", "Mpps", "min-max", "offered",
+                  "CPU s/Mpkt", "x floor", "x ovs-xdp", "xdp/this");
     for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        const struct fwd_result *r = &fwd->results[i];
+        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+            const struct fwd_result *r = &fwd->results[i][p];
 
-        if (!r->selected) {
-            continue;
-        }
-        ds_put_format(&out, "%-15s", fwd_switches[i].name);
-        if (r->n) {
-            double pps = bench_median(r->pps, r->n);
-            double cpu = bench_median(r->cpu, r->n);
-            char *range = xasprintf("%.3f-%.3f", bench_min(r->pps, r->n) / 1e6,
-                                    bench_max(r->pps, r->n) / 1e6);
-
-            ds_put_format(&out, " %8.3f %17s %8.3f", pps / 1e6, range,
-                          bench_median(r->offered, r->n) / 1e6);
-            if (isnan(cpu)) {
-                ds_put_format(&out, " %10s", "-");
-            } else {
-                ds_put_format(&out, " %10.3f", cpu);
+            if (!r->selected) {
+                continue;
             }
-            fwd_put_ratio(&out, 7, pps, floor_pps);
-            fwd_put_ratio(&out, 9, pps, ovs_xdp_pps);
-            free(range);
+            linux_bridge |= fwd_switches[i].kind == FWD_LINUX_BRIDGE;
+            n_checked += r->n_checked;
+            n_bad += r->n_bad;
+            ds_put_format(&out, "%-15s %-14s", fwd_switches[i].name,
+                          fwd_pipeline_label(i, p));
+            if (r->n) {
+                double pps = bench_median(r->pps, r->n);
+                double cpu = bench_median(r->cpu, r->n);
+                char *range = xasprintf("%.3f-%.3f",
+                                        bench_min(r->pps, r->n) / 1e6,
+                                        bench_max(r->pps, r->n) / 1e6);
+
+                ds_put_format(&out, " %7.3f %13s %7.3f", pps / 1e6, range,
+                              bench_median(r->offered, r->n) / 1e6);
+                if (isnan(cpu)) {
+                    ds_put_format(&out, " %10s", "-");
+                } else {
+                    ds_put_format(&out, " %10.3f", cpu);
+                }
+                fwd_put_ratio(&out, 7, pps, floor_pps);
+                fwd_put_ratio(&out, 9, pps, ovs_xdp_pps);
+                fwd_put_ratio(&out, 8,
+                              fwd_switches[i].kind == FWD_FLOOR ? 0
+                              : fwd_median_pps(fwd, FWD_OVS_XDP_IDX, p),
+                              pps);
+                free(range);
+            }
+            if (r->skipped) {
+                ds_put_format(&out, "%sskipped: %s", r->n ? "  " : " ",
+                              r->skipped);
+            }
+            ds_put_char(&out, '\n');
         }
-        if (r->skipped) {
-            ds_put_format(&out, "%sskipped: %s", r->n ? "  " : " ",
-                          r->skipped);
+    }
+
+    ds_put_char(&out, '\n');
+    for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+        if (p != FWD_STATELESS && opts->pipelines[p]) {
+            fwd_put_summary(fwd, p, &out);
         }
-        ds_put_char(&out, '\n');
     }
 
     ds_put_format(&out, "\nMpps: frames per second counted at the sink, "
                   "median of the runs (min-max);\noffered: frames per "
                   "second the generator sent; CPU s/Mpkt: busy CPU seconds\n"
                   "of all CPUs (/proc/stat, the generator's included) per "
-                  "million frames at\nthe sink; x floor, x ovs-xdp: "
-                  "ratios of the medians.\n");
+                  "million frames at\nthe sink; x floor, x ovs-xdp: this "
+                  "row's median over the floor's and over\novs-xdp's "
+                  "stateless one; xdp/this: ovs-xdp's median in the same "
+                  "pipeline\nover this row's.\n");
+    ds_put_cstr(&out, "Switches:\n");
     for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        if (fwd->results[i].selected) {
+        if (opts->switches[i]) {
             ds_put_format(&out, "  %-15s %s\n", fwd_switches[i].name,
                           fwd_switches[i].description);
-            if (fwd->results[i].note) {
-                ds_put_format(&out, "  %-15s %s\n", "",
-                              fwd->results[i].note);
+        }
+    }
+    ds_put_cstr(&out, "Pipelines:\n");
+    for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+        if (opts->pipelines[p]) {
+            /* The first line after the name, the others under it. */
+            const char *d = fwd_pipeline_descriptions[p];
+            const char *nl = strchr(d, '\n');
+
+            ds_put_format(&out, "  %-15s %.*s\n", fwd_pipeline_names[p],
+                          nl ? (int) (nl - d) : (int) strlen(d), d);
+            if (nl) {
+                fwd_put_indented(&out, 18, nl + 1);
             }
         }
     }
+    struct ds notes = DS_EMPTY_INITIALIZER;
+    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+        const char *last_note = NULL;
 
-    FILE *stream = fopen("/proc/sys/net/bridge/bridge-nf-call-iptables",
-                         "re");
-    int nf_call = 0;
-    if (stream) {
-        if (fscanf(stream, "%d", &nf_call) != 1) {
-            nf_call = 0;
+        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+            const struct fwd_result *r = &fwd->results[i][p];
+            bool new_note;
+
+            if (!r->selected) {
+                continue;
+            }
+            /* A switch's note is the same in every pipeline, mostly. */
+            new_note = r->note && (!last_note || strcmp(r->note, last_note));
+            if (!new_note && !r->state_note && !r->n_bad) {
+                continue;
+            }
+            ds_put_format(&notes, "  %s %s:\n", fwd_switches[i].name,
+                          fwd_pipeline_label(i, p));
+            if (new_note) {
+                fwd_put_indented(&notes, 4, r->note);
+                last_note = r->note;
+            }
+            if (r->state_note) {
+                fwd_put_indented(&notes, 4, r->state_note);
+            }
+            if (r->n_bad) {
+                ds_put_format(&notes, "    sink check: %llu of %llu frames "
+                              "with a wrong destination address,\n    IPv4 "
+                              "checksum or UDP checksum\n",
+                              r->n_bad, r->n_checked);
+            }
         }
-        fclose(stream);
     }
-    if (fwd->results[FWD_N_SWITCHES - 1].selected && nf_call) {
+    if (notes.length) {
+        ds_put_format(&out, "Notes:\n%s", ds_cstr(&notes));
+    }
+    ds_destroy(&notes);
+    if (n_checked && !n_bad) {
+        ds_put_format(&out, "Sink check, %g s after each measurement: all "
+                      "%llu frames checked were\nto %s, with right IPv4 "
+                      "checksums and the generator's zero UDP checksum.\n",
+                      FWD_CHECK_TIME, n_checked, FWD_SINK_IP);
+    }
+
+    if (linux_bridge && fwd_bridge_nf_call_iptables()) {
         ds_put_format(&out, "Note: br_netfilter is loaded with "
                       "net.bridge.bridge-nf-call-iptables=1: bridged IPv4 "
                       "frames also\ntraverse iptables, which slows the Linux "
@@ -1067,14 +2085,22 @@ fwd_json_array(const double *values, size_t n)
     return array;
 }
 
+/* Returns a JSON number for 'a' / 'b', or null if either is 0. */
+static struct json *
+fwd_json_ratio(double a, double b)
+{
+    return a > 0 && b > 0 ? json_real_create(a / b) : json_null_create();
+}
+
 static void
 fwd_write_json(const struct fwd *fwd)
 {
     const struct fwd_options *opts = &fwd->opts;
-    double floor_pps = fwd_median_pps(fwd, FWD_FLOOR_IDX);
-    double ovs_xdp_pps = fwd_median_pps(fwd, FWD_OVS_XDP_IDX);
+    double floor_pps = fwd_median_pps(fwd, FWD_FLOOR_IDX, FWD_STATELESS);
+    double ovs_xdp_pps = fwd_median_pps(fwd, FWD_OVS_XDP_IDX, FWD_STATELESS);
     struct json *top = json_object_create();
     struct json *switches = json_array_create_empty();
+    struct json *pipelines = json_array_create_empty();
     struct utsname uts;
 
     uname(&uts);
@@ -1090,50 +2116,77 @@ fwd_write_json(const struct fwd *fwd)
     json_object_put(top, "cpus",
                     json_integer_create(sysconf(_SC_NPROCESSORS_ONLN)));
     json_object_put_string(top, "kernel", uts.release);
+    for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+        if (opts->pipelines[p]) {
+            json_array_add(pipelines,
+                           json_string_create(fwd_pipeline_names[p]));
+        }
+    }
+    json_object_put(top, "pipelines", pipelines);
 
     for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        const struct fwd_result *r = &fwd->results[i];
-        struct json *sw;
+        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+            const struct fwd_result *r = &fwd->results[i][p];
+            struct json *sw;
 
-        if (!r->selected) {
-            continue;
-        }
-        sw = json_object_create();
-        json_object_put_string(sw, "name", fwd_switches[i].name);
-        json_object_put_string(sw, "description",
-                               fwd_switches[i].description);
-        json_object_put(sw, "skipped", r->skipped
-                        ? json_string_create(r->skipped)
-                        : json_null_create());
-        json_object_put(sw, "pps", fwd_json_array(r->pps, r->n));
-        json_object_put(sw, "offered_pps", fwd_json_array(r->offered, r->n));
-        json_object_put(sw, "cpu_s_per_mpkt", fwd_json_array(r->cpu, r->n));
-
-        struct json *frames = json_array_create_empty();
-        for (size_t j = 0; j < r->n; j++) {
-            json_array_add(frames, json_integer_create(r->frames[j]));
-        }
-        json_object_put(sw, "sink_frames", frames);
-
-        if (r->n) {
-            double pps = bench_median(r->pps, r->n);
-            double cpu = bench_median(r->cpu, r->n);
-
-            json_object_put(sw, "pps_median", json_real_create(pps));
-            json_object_put(sw, "pps_min",
-                            json_real_create(bench_min(r->pps, r->n)));
-            json_object_put(sw, "pps_max",
-                            json_real_create(bench_max(r->pps, r->n)));
-            json_object_put(sw, "cpu_s_per_mpkt_median", isnan(cpu)
-                            ? json_null_create() : json_real_create(cpu));
-            json_object_put(sw, "ratio_to_floor", floor_pps > 0
-                            ? json_real_create(pps / floor_pps)
+            if (!r->selected) {
+                continue;
+            }
+            sw = json_object_create();
+            json_object_put_string(sw, "name", fwd_switches[i].name);
+            json_object_put(sw, "pipeline",
+                            fwd_switches[i].kind == FWD_FLOOR
+                            ? json_null_create()
+                            : json_string_create(fwd_pipeline_names[p]));
+            json_object_put_string(sw, "description",
+                                   fwd_switches[i].description);
+            json_object_put(sw, "skipped", r->skipped
+                            ? json_string_create(r->skipped)
                             : json_null_create());
-            json_object_put(sw, "ratio_to_ovs_xdp", ovs_xdp_pps > 0
-                            ? json_real_create(pps / ovs_xdp_pps)
+            json_object_put(sw, "note", r->note
+                            ? json_string_create(r->note)
                             : json_null_create());
+            json_object_put(sw, "state_note", r->state_note
+                            ? json_string_create(r->state_note)
+                            : json_null_create());
+            json_object_put(sw, "pps", fwd_json_array(r->pps, r->n));
+            json_object_put(sw, "offered_pps",
+                            fwd_json_array(r->offered, r->n));
+            json_object_put(sw, "cpu_s_per_mpkt",
+                            fwd_json_array(r->cpu, r->n));
+
+            struct json *frames = json_array_create_empty();
+            for (size_t j = 0; j < r->n; j++) {
+                json_array_add(frames, json_integer_create(r->frames[j]));
+            }
+            json_object_put(sw, "sink_frames", frames);
+            json_object_put(sw, "sink_checked",
+                            json_integer_create(r->n_checked));
+            json_object_put(sw, "sink_bad", json_integer_create(r->n_bad));
+
+            if (r->n) {
+                double pps = bench_median(r->pps, r->n);
+                double cpu = bench_median(r->cpu, r->n);
+
+                json_object_put(sw, "pps_median", json_real_create(pps));
+                json_object_put(sw, "pps_min",
+                                json_real_create(bench_min(r->pps, r->n)));
+                json_object_put(sw, "pps_max",
+                                json_real_create(bench_max(r->pps, r->n)));
+                json_object_put(sw, "cpu_s_per_mpkt_median", isnan(cpu)
+                                ? json_null_create() : json_real_create(cpu));
+                json_object_put(sw, "ratio_to_floor",
+                                fwd_json_ratio(pps, floor_pps));
+                json_object_put(sw, "ratio_to_ovs_xdp",
+                                fwd_json_ratio(pps, ovs_xdp_pps));
+                json_object_put(sw, "ovs_xdp_same_pipeline_ratio",
+                                fwd_json_ratio(
+                                    fwd_switches[i].kind == FWD_FLOOR ? 0
+                                    : fwd_median_pps(fwd, FWD_OVS_XDP_IDX,
+                                                     p), pps));
+            }
+            json_array_add(switches, sw);
         }
-        json_array_add(switches, sw);
     }
     json_object_put(top, "switches", switches);
 
@@ -1175,10 +2228,16 @@ fwd_plot(const struct fwd *fwd)
     stream = fopen(data, "w");
     if (stream) {
         for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-            const struct fwd_result *r = &fwd->results[i];
+            for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+                const struct fwd_result *r = &fwd->results[i][p];
 
-            if (r->selected && r->n) {
-                fprintf(stream, "%s %.4f %.4f %.4f\n", fwd_switches[i].name,
+                if (!r->selected || !r->n) {
+                    continue;
+                }
+                fprintf(stream, "%s%s%s %.4f %.4f %.4f\n",
+                        fwd_switches[i].name,
+                        p == FWD_STATELESS ? "" : ":",
+                        p == FWD_STATELESS ? "" : fwd_pipeline_names[p],
                         bench_median(r->pps, r->n) / 1e6,
                         bench_min(r->pps, r->n) / 1e6,
                         bench_max(r->pps, r->n) / 1e6);
@@ -1260,6 +2319,7 @@ fwd_setup(struct fwd *fwd)
 
     fwd->ovs_bridge = xasprintf("%sbr%ld", BENCH_PREFIX, (long) getpid());
     fwd->linux_bridge = xasprintf("%slb%ld", BENCH_PREFIX, (long) getpid());
+    fwd->nft_table = xasprintf("%s%ld", BENCH_PREFIX, (long) getpid());
     if (bench_pair_create(&fwd->gen, "g", fwd_gen_mac, NULL, &why)
         || bench_pair_create(&fwd->sink, "s", fwd_sink_mac, NULL, &why)) {
         ovs_fatal(0, "cannot build the topology: %s", ds_cstr(&why));
@@ -1283,6 +2343,7 @@ fwd_setup(struct fwd *fwd)
         ovs_fatal(errno, "cannot open the sink program");
     }
     fwd->sink_skel->rodata->udp_dport = FWD_UDP_DPORT;
+    fwd->sink_skel->rodata->stream_daddr = fwd_ip(FWD_SINK_IP);
     if (bench_sink__load(fwd->sink_skel)) {
         ovs_fatal(errno, "cannot load the sink program");
     }
@@ -1307,8 +2368,6 @@ fwd_setup(struct fwd *fwd)
     bench_ovs_init(&fwd->ovs_stock, "Debian's ovs-vswitchd",
                    fwd->opts.vswitchd_stock, pmd_mask);
     free(pmd_mask);
-
-    fwd_build_frame(fwd);
 }
 
 int
@@ -1336,32 +2395,38 @@ bench_forward_main(int argc, char *argv[])
 
     for (int run = 0; run < fwd.opts.runs; run++) {
         for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-            struct fwd_result *r = &fwd.results[i];
-            struct ds why = DS_EMPTY_INITIALIZER;
+            for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+                struct fwd_result *r = &fwd.results[i][p];
+                struct ds why = DS_EMPTY_INITIALIZER;
 
-            if (!r->selected || r->skipped) {
-                continue;
-            }
-            fprintf(stderr, "run %d/%d: %-15s ", run + 1, fwd.opts.runs,
-                    fwd_switches[i].name);
-            fflush(stderr);
-            if (fwd_measure(&fwd, i, &why)) {
-                fatal_signal_run();
-                r->skipped = ds_steal_cstr(&why);
-                fprintf(stderr, "skipped: %s\n", r->skipped);
-            } else {
-                fprintf(stderr, "%.3f Mpps\n", r->pps[r->n - 1] / 1e6);
-                if (!r->frames[r->n - 1]) {
-                    ovs_error(0, "%s: no frame reached the sink",
-                              fwd_switches[i].name);
+                if (!r->selected || r->skipped) {
+                    continue;
                 }
+                fprintf(stderr, "run %d/%d: %-15s %-14s ", run + 1,
+                        fwd.opts.runs, fwd_switches[i].name,
+                        fwd_pipeline_label(i, p));
+                fflush(stderr);
+                if (fwd_measure(&fwd, i, p, &why)) {
+                    fatal_signal_run();
+                    r->skipped = ds_steal_cstr(&why);
+                    fprintf(stderr, "skipped: %s\n", r->skipped);
+                } else {
+                    fprintf(stderr, "%.3f Mpps\n", r->pps[r->n - 1] / 1e6);
+                    if (!r->frames[r->n - 1]) {
+                        ovs_error(0, "%s %s: no frame reached the sink",
+                                  fwd_switches[i].name,
+                                  fwd_pipeline_label(i, p));
+                    }
+                }
+                ds_destroy(&why);
             }
-            ds_destroy(&why);
         }
     }
 
     for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        n_measured += fwd.results[i].selected && fwd.results[i].n;
+        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+            n_measured += fwd.results[i][p].selected && fwd.results[i][p].n;
+        }
     }
     fwd_cleanup(&fwd);
 
