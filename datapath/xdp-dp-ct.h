@@ -35,6 +35,8 @@
 
 #define XDP_ICMP_ECHO_REPLY 0
 #define XDP_ICMP_ECHO_REQUEST 8
+#define XDP_ICMP6_ECHO_REQUEST 128
+#define XDP_ICMP6_ECHO_REPLY 129
 
 /* Fills '*ck' with the cache key of the packet in 'ctx' (key 'key', headers
  * at 'info') in conntrack zone 'zone'.  Returns 0, or -1 for a packet that
@@ -44,11 +46,10 @@ ct_tuple(struct xdp_md *ctx, const struct xdp_flow_key *key,
          const struct xdp_parse_info *info, __u16 zone,
          struct xdp_dp_ct_key *ck)
 {
-    /* IPv6 connections are not cached yet: the key carries the original
-     * direction's tuple of IPv4 connections only. */
-    if (key->eth_type != bpf_htons(ETH_P_IP)) {
-        return -1;
-    }
+    __u16 echo_request = XDP_ICMP_ECHO_REQUEST;
+    __u16 echo_reply = XDP_ICMP_ECHO_REPLY;
+    __u8 icmp = IPPROTO_ICMP;
+
     /* lib/conntrack.c reassembles fragments before it tracks them (ipf),
      * and only a reassembled packet has the ports. */
     if (key->nw_frag) {
@@ -56,9 +57,22 @@ ct_tuple(struct xdp_md *ctx, const struct xdp_flow_key *key,
     }
     ck->zone = zone;
     ck->nw_proto = key->nw_proto;
-    ck->pad = 0;
-    ck->src = key->nw_src;
-    ck->dst = key->nw_dst;
+    if (key->eth_type == bpf_htons(ETH_P_IP)) {
+        ck->ipv6 = 0;
+        __builtin_memset(ck->src, 0, sizeof ck->src);
+        __builtin_memset(ck->dst, 0, sizeof ck->dst);
+        __builtin_memcpy(ck->src, &key->nw_src, 4);
+        __builtin_memcpy(ck->dst, &key->nw_dst, 4);
+    } else if (key->eth_type == bpf_htons(ETH_P_IPV6)) {
+        ck->ipv6 = 1;
+        __builtin_memcpy(ck->src, key->ipv6_src, 16);
+        __builtin_memcpy(ck->dst, key->ipv6_dst, 16);
+        echo_request = XDP_ICMP6_ECHO_REQUEST;
+        echo_reply = XDP_ICMP6_ECHO_REPLY;
+        icmp = IPPROTO_ICMPV6;
+    } else {
+        return -1;
+    }
 
     switch (key->nw_proto) {
     case IPPROTO_TCP:
@@ -76,18 +90,20 @@ ct_tuple(struct xdp_md *ctx, const struct xdp_flow_key *key,
         ck->dport = key->tp_dst;
         return 0;
 
-    case IPPROTO_ICMP: {
+    case IPPROTO_ICMP:
+    case IPPROTO_ICMPV6: {
         /* Echo requests and replies only: other ICMP messages are errors
          * related to another connection, which lib/conntrack.c looks up
-         * from the packet they quote. */
+         * from the packet they quote (and ICMPv6 also carries Neighbor
+         * Discovery, which it does not track). */
         __u16 type = bpf_ntohs(key->tp_src);
         void *data = (void *) (long) ctx->data;
         void *data_end = (void *) (long) ctx->data_end;
         __u32 off = info->l4_ofs;
         __be16 *id;
 
-        if ((type != XDP_ICMP_ECHO_REQUEST && type != XDP_ICMP_ECHO_REPLY)
-            || off > 128) {
+        if (key->nw_proto != icmp
+            || (type != echo_request && type != echo_reply) || off > 256) {
             return -1;
         }
         id = data + off + 4;

@@ -419,7 +419,9 @@ struct xdp_dp_upcall {
  * ================
  *
  * Open vSwitch's userspace connection tracker (lib/conntrack.c, in
- * ovs-vswitchd) holds every connection's state.  The connection cache is
+ * ovs-vswitchd) holds every connection's state.  IPv4 and IPv6
+ * connections of TCP, UDP and ICMP echo are cached; IPv6 ones without
+ * NAT.  The connection cache is
  * a copy of what ct() gives the packets of established connections, one
  * entry per direction, which ovs-vswitchd installs and removes
  * (ofproto-xdp/dpif-xdp-ctcache.c), so that ct() runs in XDP for them as
@@ -435,10 +437,11 @@ struct xdp_dp_upcall {
 
 struct xdp_dp_ct_key {
     __u16 zone;                 /* Conntrack zone. */
-    __u8 nw_proto;              /* IPPROTO_TCP, _UDP or _ICMP. */
-    __u8 pad;                   /* Must be zero. */
-    __be32 src;                 /* IPv4 source... */
-    __be32 dst;                 /* ...and destination. */
+    __u8 nw_proto;              /* IPPROTO_TCP, _UDP, _ICMP or _ICMPV6. */
+    __u8 ipv6;                  /* 1 for IPv6, 0 for IPv4. */
+    __u8 src[16];               /* Source address (IPv4: the first 4 bytes,
+                                 * the rest zero)... */
+    __u8 dst[16];               /* ...and destination. */
     __be16 sport;               /* TCP or UDP ports; for ICMP, the echo
                                  * identifier... */
     __be16 dport;               /* ...and the ICMP type in the high byte. */
@@ -452,7 +455,9 @@ struct xdp_dp_ct_entry {
     __u16 zone;                 /* Conntrack zone. */
     __u32 mark;                 /* Connection mark. */
     __u8 label[16];             /* Connection label. */
-    __be32 orig_src;            /* The original direction's tuple. */
+    __be32 orig_src;            /* The original direction's tuple (IPv4
+                                 * addresses only: zero for IPv6, as in
+                                 * OVS's 'struct flow'). */
     __be32 orig_dst;
     __be16 orig_sport;          /* ICMP: the type. */
     __be16 orig_dport;          /* ICMP: the code. */

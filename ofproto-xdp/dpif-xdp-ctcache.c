@@ -58,9 +58,10 @@
  *     missed, which recirculate in ovs-vswitchd through the cached zone's
  *     ct().
  *
- * Only IPv4 connections of TCP, UDP and ICMP echo are cached, and not
- * those of a helper (FTP, TFTP) or created by one.  The cache holds at
- * most other_config:xdp-ct-cache-size directions (XDP_DP_MAX_CT at most);
+ * Only connections of TCP, UDP and ICMP echo are cached, IPv4 ones and
+ * IPv6 ones without NAT, and not those of a helper (FTP, TFTP) or created
+ * by one.  The cache holds at most other_config:xdp-ct-cache-size
+ * connections, two directions each (XDP_DP_MAX_CT directions at most);
  * when it is full, new connections stay in the slow path and coverage
  * counter xdp_ctcache_full says so.
  *
@@ -141,6 +142,12 @@ struct dp_xdp_ctcache {
     struct ctc_conn **by_slot OVS_GUARDED;  /* Slot to connection. */
     struct xdp_dp_ct_entry *entries OVS_GUARDED;    /* Copy of the BPF
                                                      * array, by slot. */
+    struct in6_addr (*orig6)[2] OVS_GUARDED;    /* By slot: the original
+                                                 * direction's IPv6
+                                                 * addresses, which
+                                                 * 'entries' lacks... */
+    bool *slot_ipv6 OVS_GUARDED;                /* ...for the slots of IPv6
+                                                 * connections. */
     uint32_t size OVS_GUARDED;          /* Directions at most. */
     uint32_t n_used OVS_GUARDED;        /* Directions cached. */
     uint64_t n_installed OVS_GUARDED;   /* Connections ever cached... */
@@ -175,18 +182,42 @@ ctc_find(const struct dp_xdp_ctcache *c, const struct xdp_dp_ct_key *ck)
     return NULL;
 }
 
-/* The cache key of a packet that conntrack would key as 'k', for
- * 'proto'.  For ICMP, 'k''s endpoints hold the echo identifier and the
- * type of the packet's own direction in 'src'. */
+#define CTC_ICMP6_ECHO_REQUEST 128
+
+static bool
+ctc_is_icmp(uint8_t nw_proto)
+{
+    return nw_proto == IPPROTO_ICMP || nw_proto == IPPROTO_ICMPV6;
+}
+
+/* Starts cache key '*ck': zone, protocol, and addresses 'src' and 'dst',
+ * 16 bytes each if 'ipv6', else 4. */
+static void
+ctc_key_init(struct xdp_dp_ct_key *ck, uint16_t zone, uint8_t nw_proto,
+             bool ipv6, const void *src, const void *dst)
+{
+    memset(ck, 0, sizeof *ck);
+    ck->zone = zone;
+    ck->nw_proto = nw_proto;
+    ck->ipv6 = ipv6;
+    memcpy(ck->src, src, ipv6 ? 16 : 4);
+    memcpy(ck->dst, dst, ipv6 ? 16 : 4);
+}
+
+/* The cache key of a packet that conntrack would key as 'k'.  For ICMP,
+ * 'k''s endpoints hold the echo identifier and the type of the packet's
+ * own direction in 'src'. */
 static void
 ctc_key_from_conn_key(const struct conn_key *k, struct xdp_dp_ct_key *ck)
 {
-    memset(ck, 0, sizeof *ck);
-    ck->zone = k->zone;
-    ck->nw_proto = k->nw_proto;
-    ck->src = k->src.addr.ipv4;
-    ck->dst = k->dst.addr.ipv4;
-    if (k->nw_proto == IPPROTO_ICMP) {
+    bool ipv6 = k->dl_type == htons(ETH_TYPE_IPV6);
+
+    ctc_key_init(ck, k->zone, k->nw_proto, ipv6,
+                 ipv6 ? (const void *) &k->src.addr.ipv6
+                      : (const void *) &k->src.addr.ipv4,
+                 ipv6 ? (const void *) &k->dst.addr.ipv6
+                      : (const void *) &k->dst.addr.ipv4);
+    if (ctc_is_icmp(k->nw_proto)) {
         ck->sport = k->src.icmp_id;
         ck->dport = htons(k->src.icmp_type << 8);
     } else {
@@ -195,17 +226,24 @@ ctc_key_from_conn_key(const struct conn_key *k, struct xdp_dp_ct_key *ck)
     }
 }
 
-/* Whether lib/conntrack.c's 'conn' may be cached. */
+/* Whether lib/conntrack.c's 'conn' may be cached: IPv4 or IPv6 (without
+ * NAT: XDP would need a rewrite of each address), TCP, UDP or ICMP echo,
+ * no helper. */
 static bool
 ctc_conn_cacheable(const struct conn *conn)
 {
+    bool ipv6 = conn->key.dl_type == htons(ETH_TYPE_IPV6);
+    uint8_t proto = conn->key.nw_proto;
+
     return (conn->conn_type == CT_CONN_TYPE_DEFAULT
-            && conn->key.dl_type == htons(ETH_TYPE_IP)
+            && (conn->key.dl_type == htons(ETH_TYPE_IP)
+                || (ipv6 && !conn->nat_action))
             && !conn->alg && !conn->alg_related
-            && (conn->key.nw_proto == IPPROTO_TCP
-                || conn->key.nw_proto == IPPROTO_UDP
-                || (conn->key.nw_proto == IPPROTO_ICMP
-                    && conn->key.src.icmp_type == ICMP4_ECHO_REQUEST)));
+            && (proto == IPPROTO_TCP || proto == IPPROTO_UDP
+                || (proto == (ipv6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP)
+                    && conn->key.src.icmp_type == (ipv6
+                                                   ? CTC_ICMP6_ECHO_REQUEST
+                                                   : ICMP4_ECHO_REQUEST))));
 }
 
 /* Whether 'conn' is established as the cache needs it: for TCP, both
@@ -263,10 +301,12 @@ ctc_entry_from_conn(struct conn *conn, bool reply, struct xdp_dp_ct_entry *e)
     e->mark = conn->mark;
     memcpy(e->label, &conn->label, sizeof e->label);
     ovs_mutex_unlock(&conn->lock);
-    e->orig_src = conn->key.src.addr.ipv4;
-    e->orig_dst = conn->key.dst.addr.ipv4;
+    if (conn->key.dl_type == htons(ETH_TYPE_IP)) {
+        e->orig_src = conn->key.src.addr.ipv4;
+        e->orig_dst = conn->key.dst.addr.ipv4;
+    }
     e->orig_proto = conn->key.nw_proto;
-    if (conn->key.nw_proto == IPPROTO_ICMP) {
+    if (ctc_is_icmp(conn->key.nw_proto)) {
         e->orig_sport = htons(conn->key.src.icmp_type);
         e->orig_dport = htons(conn->key.src.icmp_code);
     } else {
@@ -287,7 +327,7 @@ ctc_entry_from_conn(struct conn *conn, bool reply, struct xdp_dp_ct_entry *e)
         e->nat_ip.ipv4.dst = new_dst;
         e->nat_ip.ipv4.dst_mask = OVS_BE32_MAX;
     }
-    if (conn->key.nw_proto != IPPROTO_ICMP) {
+    if (!ctc_is_icmp(conn->key.nw_proto)) {
         ovs_be16 new_sport = to->dst.port, new_dport = to->src.port;
 
         if (new_sport != from->src.port || new_dport != from->dst.port) {
@@ -394,6 +434,9 @@ ctc_install(struct dp_xdp_ctcache *c, struct conn *conn,
         cc->slot[d] = slot[d];
         c->by_slot[slot[d]] = cc;
         ctc_entry_from_conn(conn, d, &c->entries[slot[d]]);
+        c->orig6[slot[d]][0] = conn->key.src.addr.ipv6;
+        c->orig6[slot[d]][1] = conn->key.dst.addr.ipv6;
+        c->slot_ipv6[slot[d]] = cc->ck[0].ipv6;
         xdp_flow_stats_clear(&c->stats, slot[d]);
         xdp_flow_stats_read(&c->stats, slot[d], &st);
         cc->n_packets[d] = st.n_packets;
@@ -530,6 +573,8 @@ dp_xdp_ctcache_create(struct conntrack *ct, struct xdp_dp *skel,
     c->slots = id_pool_create(0, XDP_DP_MAX_CT);
     c->by_slot = xcalloc(XDP_DP_MAX_CT, sizeof *c->by_slot);
     c->entries = xcalloc(XDP_DP_MAX_CT, sizeof *c->entries);
+    c->orig6 = xcalloc(XDP_DP_MAX_CT, sizeof *c->orig6);
+    c->slot_ipv6 = xcalloc(XDP_DP_MAX_CT, sizeof *c->slot_ipv6);
     c->size = XDP_DP_MAX_CT;
     c->ct = ct;
     c->nominated = seq_create();
@@ -590,6 +635,8 @@ dp_xdp_ctcache_destroy(struct dp_xdp_ctcache *c)
     id_pool_destroy(c->slots);
     free(c->by_slot);
     free(c->entries);
+    free(c->orig6);
+    free(c->slot_ipv6);
     ovs_mutex_destroy(&c->mutex);
     free(c);
 }
@@ -616,39 +663,54 @@ dp_xdp_ctcache_set_size(struct dp_xdp_ctcache *c, uint32_t n_conns)
 }
 
 /* The cache key of the original direction of the connection that ct()
- * gave 'packet' (an IPv4 packet with ct_state set), or false if it cannot
+ * gave 'packet' (an IP packet with ct_state set), or false if it cannot
  * be cached. */
 static bool
 ctc_key_from_packet(const struct dp_packet *packet, struct xdp_dp_ct_key *ck)
 {
     const struct pkt_metadata *md = &packet->md;
-    const struct ovs_key_ct_tuple_ipv4 *t = &md->ct_orig_tuple.ipv4;
+    ovs_be16 src_port, dst_port;
+    uint16_t echo_request;
+    uint8_t proto;
 
-    if (md->ct_orig_tuple_ipv6 || !t->ipv4_proto) {
-        return false;
+    if (md->ct_orig_tuple_ipv6) {
+        const struct ovs_key_ct_tuple_ipv6 *t = &md->ct_orig_tuple.ipv6;
+
+        ctc_key_init(ck, md->ct_zone, t->ipv6_proto, true,
+                     &t->ipv6_src, &t->ipv6_dst);
+        proto = t->ipv6_proto;
+        src_port = t->src_port;
+        dst_port = t->dst_port;
+        echo_request = CTC_ICMP6_ECHO_REQUEST;
+    } else {
+        const struct ovs_key_ct_tuple_ipv4 *t = &md->ct_orig_tuple.ipv4;
+
+        ctc_key_init(ck, md->ct_zone, t->ipv4_proto, false,
+                     &t->ipv4_src, &t->ipv4_dst);
+        proto = t->ipv4_proto;
+        src_port = t->src_port;
+        dst_port = t->dst_port;
+        echo_request = ICMP4_ECHO_REQUEST;
     }
-    memset(ck, 0, sizeof *ck);
-    ck->zone = md->ct_zone;
-    ck->nw_proto = t->ipv4_proto;
-    ck->src = t->ipv4_src;
-    ck->dst = t->ipv4_dst;
-    switch (t->ipv4_proto) {
+    switch (proto) {
     case IPPROTO_TCP:
     case IPPROTO_UDP:
-        ck->sport = t->src_port;
-        ck->dport = t->dst_port;
+        ck->sport = src_port;
+        ck->dport = dst_port;
         return true;
-    case IPPROTO_ICMP: {
+    case IPPROTO_ICMP:
+    case IPPROTO_ICMPV6: {
         /* The tuple has the original direction's type and code but not the
-         * echo identifier, which is the packet's own. */
+         * echo identifier, which is the packet's own (at the same place in
+         * ICMP and ICMPv6 echoes). */
         const struct icmp_header *icmp = dp_packet_l4(packet);
 
         if (!icmp || dp_packet_l4_size(packet) < ICMP_HEADER_LEN
-            || ntohs(t->src_port) != ICMP4_ECHO_REQUEST) {
+            || ntohs(src_port) != echo_request) {
             return false;
         }
         ck->sport = icmp->icmp_fields.echo.id;
-        ck->dport = htons(ICMP4_ECHO_REQUEST << 8);
+        ck->dport = htons(echo_request << 8);
         return true;
     }
     default:
@@ -763,11 +825,13 @@ ctc_conn_lookup(struct conntrack *ct, const struct xdp_dp_ct_key *ck,
         }
         for (int d = 0; d < 2; d++) {
             const struct conn_key *k = d ? &conn->rev_key : &conn->key;
+            struct xdp_dp_ct_key kk;
 
-            if (k->zone == ck->zone && k->nw_proto == ck->nw_proto
-                && k->dl_type == htons(ETH_TYPE_IP)
-                && k->src.addr.ipv4 == ck->src && k->dst.addr.ipv4 == ck->dst
-                && k->src.port == ck->sport && k->dst.port == ck->dport) {
+            if (k->zone != ck->zone || k->nw_proto != ck->nw_proto) {
+                continue;
+            }
+            ctc_key_from_conn_key(k, &kk);
+            if (!memcmp(&kk, ck, sizeof kk)) {
                 *reply = d;
                 return conn;
             }
@@ -787,7 +851,8 @@ dp_xdp_ctcache_pickup(struct dp_xdp_ctcache *c, const struct dp_packet *pkt,
     struct conn *conn;
     bool reply;
 
-    if (!c || flow->dl_type != htons(ETH_TYPE_IP)
+    bool ipv6 = flow->dl_type == htons(ETH_TYPE_IPV6);
+    if (!c || (flow->dl_type != htons(ETH_TYPE_IP) && !ipv6)
         || flow->nw_proto != IPPROTO_TCP || flow->nw_frag) {
         return;
     }
@@ -796,11 +861,11 @@ dp_xdp_ctcache_pickup(struct dp_xdp_ctcache *c, const struct dp_packet *pkt,
         return;
     }
     uint16_t flags = TCP_FLAGS(tcp->tcp_ctl);
-    memset(&ck, 0, sizeof ck);
-    ck.zone = zone;
-    ck.nw_proto = IPPROTO_TCP;
-    ck.src = flow->nw_src;
-    ck.dst = flow->nw_dst;
+    ctc_key_init(&ck, zone, IPPROTO_TCP, ipv6,
+                 ipv6 ? (const void *) &flow->ipv6_src
+                      : (const void *) &flow->nw_src,
+                 ipv6 ? (const void *) &flow->ipv6_dst
+                      : (const void *) &flow->nw_dst);
     ck.sport = flow->tp_src;
     ck.dport = flow->tp_dst;
 
@@ -892,32 +957,43 @@ dp_xdp_ctcache_restore_md(struct dp_xdp_ctcache *c, uint32_t ct,
     md->ct_zone = e->zone;
     md->ct_mark = e->mark;
     memcpy(&md->ct_label, e->label, sizeof md->ct_label);
-    md->ct_orig_tuple_ipv6 = false;
-    md->ct_orig_tuple.ipv4.ipv4_src = e->orig_src;
-    md->ct_orig_tuple.ipv4.ipv4_dst = e->orig_dst;
-    md->ct_orig_tuple.ipv4.src_port = e->orig_sport;
-    md->ct_orig_tuple.ipv4.dst_port = e->orig_dport;
-    md->ct_orig_tuple.ipv4.ipv4_proto = e->orig_proto;
+    if (c->slot_ipv6[slot]) {
+        md->ct_orig_tuple_ipv6 = true;
+        md->ct_orig_tuple.ipv6.ipv6_src = c->orig6[slot][0];
+        md->ct_orig_tuple.ipv6.ipv6_dst = c->orig6[slot][1];
+        md->ct_orig_tuple.ipv6.src_port = e->orig_sport;
+        md->ct_orig_tuple.ipv6.dst_port = e->orig_dport;
+        md->ct_orig_tuple.ipv6.ipv6_proto = e->orig_proto;
+    } else {
+        md->ct_orig_tuple_ipv6 = false;
+        md->ct_orig_tuple.ipv4.ipv4_src = e->orig_src;
+        md->ct_orig_tuple.ipv4.ipv4_dst = e->orig_dst;
+        md->ct_orig_tuple.ipv4.src_port = e->orig_sport;
+        md->ct_orig_tuple.ipv4.dst_port = e->orig_dport;
+        md->ct_orig_tuple.ipv4.ipv4_proto = e->orig_proto;
+    }
     ovs_mutex_unlock(&c->mutex);
 }
 
-/* Whether 'cc' is the connection of 'zone' whose original direction is
- * 'tuple'. */
+/* The cache key of the original direction of the connection of 'zone'
+ * whose original direction is 'tuple', or false if it cannot be cached. */
 static bool
-ctc_matches_tuple(const struct ctc_conn *cc, uint16_t zone,
-                  const struct ct_dpif_tuple *tuple)
+ctc_key_from_tuple(uint16_t zone, const struct ct_dpif_tuple *tuple,
+                   struct xdp_dp_ct_key *ck)
 {
-    const struct xdp_dp_ct_key *ck = &cc->ck[0];
-
-    if (tuple->l3_type != AF_INET || ck->zone != zone
-        || ck->nw_proto != tuple->ip_proto
-        || ck->src != tuple->src.ip || ck->dst != tuple->dst.ip) {
+    if (tuple->l3_type != AF_INET && tuple->l3_type != AF_INET6) {
         return false;
     }
-    if (ck->nw_proto == IPPROTO_ICMP) {
-        return ck->sport == tuple->icmp_id;
+    ctc_key_init(ck, zone, tuple->ip_proto, tuple->l3_type == AF_INET6,
+                 &tuple->src, &tuple->dst);
+    if (ctc_is_icmp(tuple->ip_proto)) {
+        ck->sport = tuple->icmp_id;
+        ck->dport = htons(tuple->icmp_type << 8);
+    } else {
+        ck->sport = tuple->src_port;
+        ck->dport = tuple->dst_port;
     }
-    return ck->sport == tuple->src_port && ck->dport == tuple->dst_port;
+    return true;
 }
 
 void
@@ -930,10 +1006,20 @@ dp_xdp_ctcache_flush(struct dp_xdp_ctcache *c, const uint16_t *zone,
         return;
     }
     ovs_mutex_lock(&c->mutex);
-    HMAP_FOR_EACH_SAFE (cc, node, &c->conns) {
-        if (tuple ? ctc_matches_tuple(cc, zone ? *zone : 0, tuple)
-            : !zone || cc->ck[0].zone == *zone) {
-            ctc_remove(c, cc);
+    if (tuple) {
+        struct xdp_dp_ct_key ck;
+
+        if (ctc_key_from_tuple(zone ? *zone : 0, tuple, &ck)) {
+            cc = ctc_find(c, &ck);
+            if (cc) {
+                ctc_remove(c, cc);
+            }
+        }
+    } else {
+        HMAP_FOR_EACH_SAFE (cc, node, &c->conns) {
+            if (!zone || cc->ck[0].zone == *zone) {
+                ctc_remove(c, cc);
+            }
         }
     }
     ovs_mutex_unlock(&c->mutex);
@@ -948,20 +1034,8 @@ dp_xdp_ctcache_counters(struct dp_xdp_ctcache *c, uint16_t zone,
     struct xdp_dp_ct_key ck;
     struct ctc_conn *cc;
 
-    if (!c || orig->l3_type != AF_INET) {
+    if (!c || !ctc_key_from_tuple(zone, orig, &ck)) {
         return false;
-    }
-    memset(&ck, 0, sizeof ck);
-    ck.zone = zone;
-    ck.nw_proto = orig->ip_proto;
-    ck.src = orig->src.ip;
-    ck.dst = orig->dst.ip;
-    if (orig->ip_proto == IPPROTO_ICMP) {
-        ck.sport = orig->icmp_id;
-        ck.dport = htons(orig->icmp_type << 8);
-    } else {
-        ck.sport = orig->src_port;
-        ck.dport = orig->dst_port;
     }
 
     ovs_mutex_lock(&c->mutex);
@@ -1002,10 +1076,21 @@ dp_xdp_ctcache_format(struct dp_xdp_ctcache *c, struct ds *s, bool verbose)
 
             xdp_flow_stats_read(&c->stats, cc->slot[0], &st[0]);
             xdp_flow_stats_read(&c->stats, cc->slot[1], &st[1]);
-            ds_put_format(s, "    zone=%"PRIu16",proto=%"PRIu8",src="IP_FMT
-                          ",dst="IP_FMT, ck->zone, ck->nw_proto,
-                          IP_ARGS(ck->src), IP_ARGS(ck->dst));
-            if (ck->nw_proto == IPPROTO_ICMP) {
+            ds_put_format(s, "    zone=%"PRIu16",proto=%"PRIu8",src=",
+                          ck->zone, ck->nw_proto);
+            if (ck->ipv6) {
+                ipv6_format_addr((const struct in6_addr *) ck->src, s);
+                ds_put_cstr(s, ",dst=");
+                ipv6_format_addr((const struct in6_addr *) ck->dst, s);
+            } else {
+                ovs_be32 src, dst;
+
+                memcpy(&src, ck->src, 4);
+                memcpy(&dst, ck->dst, 4);
+                ds_put_format(s, IP_FMT",dst="IP_FMT, IP_ARGS(src),
+                              IP_ARGS(dst));
+            }
+            if (ctc_is_icmp(ck->nw_proto)) {
                 ds_put_format(s, ",id=%"PRIu16",type=%d", ntohs(ck->sport),
                               ntohs(ck->dport) >> 8);
             } else {
