@@ -13,6 +13,8 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-fastpath.c \
 	utilities/bench-tcp.c \
 	utilities/bench-forward.c \
+	utilities/bench-forward.h \
+	utilities/bench-forward-ct.c \
 	utilities/bench-latency.c \
 	utilities/bench-stats.c
 utilities_ovs_xdp_bench_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)

@@ -71,13 +71,19 @@
  * the sink, the spread (min-max), the CPU seconds spent per million frames
  * delivered (over all CPUs, the generator's included: it is the same for
  * every switch), the ratios to the floor and to ovs-xdp's stateless
- * figure, and how many times ovs-xdp's figure in the same pipeline is. */
+ * figure, and how many times ovs-xdp's figure in the same pipeline is.
+ *
+ * The stateful pipelines' machinery, which gives each switch its stateful
+ * firewall, establishes the connections before a measurement and reads
+ * what the switches tell about them, is in bench-forward-ct.c; the types
+ * that the two files share are in bench-forward.h. */
 
 #include <config.h>
 
+#include "utilities/bench-forward.h"
+
 #include <errno.h>
 #include <getopt.h>
-#include <linux/if_packet.h>
 #include <math.h>
 #include <net/if.h>
 #include <pthread.h>
@@ -86,7 +92,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -94,7 +99,6 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
-#include "bitmap.h"
 #include "command-line.h"
 #include "csum.h"
 #include "fatal-signal.h"
@@ -113,43 +117,8 @@
 #include "datapath/bench-redirect.skel.h"
 #include "datapath/bench-sink.skel.h"
 
-/* The frames: 64 bytes of Ethernet, IPv4 and UDP to port FWD_UDP_DPORT,
- * from FWD_UDP_SPORT_BASE and up. */
-#define FWD_FRAME_SIZE 64
-#define FWD_UDP_DPORT 9
-#define FWD_UDP_SPORT_BASE 1024
-
-/* IPv4 addresses, in the benchmarking range 198.18.0.0/15: the
- * generator's, the sink's, and the virtual address that conntrack-dnat
- * translates to the sink's. */
-#define FWD_GEN_IP "198.18.0.1"
-#define FWD_SINK_IP "198.18.0.2"
-#define FWD_VIP "198.18.0.100"
-
-/* The conntrack zone of the stateful pipelines. */
-#define FWD_CT_ZONE 1
-
-/* Establishing the connections of a stateful pipeline: the frames go in
- * bursts of FWD_ESTABLISH_BURST, FWD_ESTABLISH_GAP seconds apart, so that
- * the first frames of many connections, which all go to the switch's slow
- * path, stay within ovs-xdp's upcall budget (256 per port and CPU in 10
- * ms); frames of a direction that did not all cross within
- * FWD_ESTABLISH_WAIT seconds are sent again, up to FWD_ESTABLISH_TRIES
- * times; then FWD_ESTABLISH_SETTLE seconds pass before the stream starts,
- * for ovs-xdp to cache the connections (it does within 0.1 s). */
-#define FWD_ESTABLISH_BURST 64
-#define FWD_ESTABLISH_GAP 0.005
-#define FWD_ESTABLISH_WAIT 0.5
-#define FWD_ESTABLISH_TRIES 3
-#define FWD_ESTABLISH_SETTLE 0.3
-
 /* Seconds during which the sink checks headers after a measurement. */
 #define FWD_CHECK_TIME 0.1
-
-/* The mark that the Linux bridge's nftables ruleset puts on frames from
- * the generator's port, when the ruleset has to sit in the ip family
- * (see fwd_nft_setup()). */
-#define FWD_NFT_MARK "0x6f786267"
 
 /* Frames per BPF_PROG_TEST_RUN call: many seconds' worth.  Each call sets
  * up and tears down a page pool and waits for an RCU grace period, which
@@ -162,25 +131,6 @@
 
 /* Debian's own ovs-vswitchd (openvswitch-switch), with AF_XDP support. */
 #define FWD_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
-
-/* What kind of switch a 'struct fwd_switch' is. */
-enum fwd_kind {
-    FWD_FLOOR,                  /* bench-redirect.bpf.c between the ends. */
-    FWD_OVS_XDP,                /* ovs-vswitchd-xdp, datapath_type=xdp. */
-    FWD_OVS_STOCK,              /* Debian's ovs-vswitchd, netdev. */
-    FWD_LINUX_BRIDGE,           /* The kernel's bridge. */
-};
-
-/* A switch under test. */
-struct fwd_switch {
-    const char *name;           /* For --switches and the table. */
-    const char *description;    /* One line for the table's legend. */
-    enum fwd_kind kind;
-    const char *port_type;      /* FWD_OVS_STOCK: Interface type, NULL for
-                                 * system ports. */
-    bool normal;                /* FWD_OVS_*: actions=normal instead of
-                                 * the pipeline's flows. */
-};
 
 static const struct fwd_switch fwd_switches[] = {
     { "floor", "bare XDP program, bpf_redirect() to the sink's veth",
@@ -196,21 +146,11 @@ static const struct fwd_switch fwd_switches[] = {
     { "linux-bridge", "Linux bridge (ip link add type bridge)",
       FWD_LINUX_BRIDGE, NULL, false },
 };
-#define FWD_N_SWITCHES ARRAY_SIZE(fwd_switches)
+BUILD_ASSERT_DECL(ARRAY_SIZE(fwd_switches) == FWD_N_SWITCHES);
 
 /* Indexes of the switches that others are compared to. */
 #define FWD_FLOOR_IDX 0
 #define FWD_OVS_XDP_IDX 1
-
-/* What the switch does with the stream (--pipeline).  The floor has no
- * pipeline: it is measured once per run, as FWD_STATELESS, whichever
- * pipelines are chosen. */
-enum fwd_pipeline {
-    FWD_STATELESS,              /* Forward by port. */
-    FWD_CONNTRACK,              /* A stateful firewall. */
-    FWD_CONNTRACK_DNAT,         /* The same, with destination NAT. */
-    FWD_N_PIPELINES
-};
 
 /* Names, for --pipeline and the table, and one line for the legend. */
 static const char *const fwd_pipeline_names[FWD_N_PIPELINES] = {
@@ -230,94 +170,9 @@ static const char *const fwd_pipeline_descriptions[FWD_N_PIPELINES] = {
     FWD_SINK_IP "))",
 };
 
-/* The results of one switch in one pipeline. */
-struct fwd_result {
-    bool selected;              /* Chosen by --switches and --pipeline. */
-    char *skipped;              /* Why it was not (fully) measured, or
-                                 * NULL. */
-    char *note;                 /* What the legend should add, or NULL. */
-    char *state_note;           /* What the last run found of the
-                                 * connections, or NULL. */
-    size_t n;                   /* Number of runs measured. */
-    double *pps;                /* Frames per second at the sink, per run. */
-    double *offered;            /* Frames per second offered, per run. */
-    double *cpu;                /* CPU seconds per million frames, per run. */
-    unsigned long long *frames; /* Frames at the sink, per run. */
-    unsigned long long n_checked;   /* Frames whose headers the sink
-                                     * checked, over all runs. */
-    unsigned long long n_bad;   /* Of those, frames that failed. */
-};
-
-/* The generator thread.  'stop' is written by the main thread and read by
- * the generator, 'exited' the other way round; 'error' and 'what' are
- * written by the generator and read by the main thread only after joining
- * it. */
-struct fwd_generator {
-    pthread_t thread;           /* Valid while 'running'. */
-    bool running;               /* Thread started and not yet joined. */
-    atomic_bool stop;           /* Set to ask the thread to end. */
-    atomic_bool exited;         /* Set by the thread as it ends. */
-    int error;                  /* Positive errno value if it failed. */
-    const char *what;           /* What failed, if 'error'. */
-
-    /* Set before starting, constant while it runs. */
-    int prog_fd;                /* bench_gen program. */
-    const char *ns;             /* Namespace of the generator's veth end. */
-    const char *ifname;         /* The end, inside 'ns'. */
-    int cpu;                    /* CPU to run on. */
-    unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
-    const uint8_t *frame;       /* The frame to send, FWD_FRAME_SIZE
-                                 * bytes. */
-};
-
-/* Options. */
-struct fwd_options {
-    double duration;            /* Seconds measured per run. */
-    double warmup;              /* Seconds of traffic before measuring. */
-    int runs;                   /* Runs per switch. */
-    unsigned int n_flows;       /* Distinct UDP source ports. */
-    int cpu;                    /* Generator's CPU. */
-    unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
-    char *json_file;            /* --json, or NULL. */
-    char *plot_file;            /* --plot, or NULL. */
-    char *vswitchd_xdp;         /* ovs-vswitchd-xdp, or NULL if none. */
-    char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
-    bool switches[FWD_N_SWITCHES];      /* Chosen by --switches. */
-    bool pipelines[FWD_N_PIPELINES];    /* Chosen by --pipeline. */
-    bool stack_sink;            /* --sink=stack: count at the TC hook of a
-                                 * veth end without XDP, as a container's
-                                 * stack receives, not in XDP. */
-};
-
-/* The whole benchmark, reachable from the cleanup hook. */
-struct fwd {
-    struct fwd_options opts;
-    struct fwd_result results[FWD_N_SWITCHES][FWD_N_PIPELINES];
-
-    struct bench_pair gen;      /* Generator's veth pair. */
-    struct bench_pair sink;     /* Sink's veth pair. */
-    char *ovs_bridge;           /* Name of the OVS bridges. */
-    char *linux_bridge;         /* Name of the Linux bridge. */
-    char *nft_table;            /* Name of its nftables tables. */
-    unsigned int n_nft_setups;  /* fwd_nft_setup() calls so far. */
-    struct bench_ovs ovs_xdp;   /* Private ovs-vswitchd-xdp. */
-    struct bench_ovs ovs_stock; /* Private Debian ovs-vswitchd. */
-
-    struct bench_gen *gen_skel;
-    struct bench_sink *sink_skel;
-    struct bench_redirect *redirect_skel;
-    struct bpf_link *sink_link;     /* Sink program on the sink's veth0. */
-    struct bpf_link *floor_link;    /* Floor program, while set up. */
-
-    struct fwd_generator generator;
-    const struct fwd_switch *active;    /* Switch set up now, or NULL. */
-    enum fwd_pipeline pipeline;         /* Its pipeline. */
-    uint8_t frame[FWD_FRAME_SIZE];      /* The stream's frame. */
-};
-
 /* Addresses of the two namespaces' veth ends ("oxb" in the middle). */
-static const struct eth_addr fwd_gen_mac = ETH_ADDR_C(02,6f,78,62,00,01);
-static const struct eth_addr fwd_sink_mac = ETH_ADDR_C(02,6f,78,62,00,02);
+const struct eth_addr fwd_gen_mac = ETH_ADDR_C(02,6f,78,62,00,01);
+const struct eth_addr fwd_sink_mac = ETH_ADDR_C(02,6f,78,62,00,02);
 
 static void
 fwd_usage(void)
@@ -429,25 +284,6 @@ fwd_parse_pipelines(struct fwd_options *opts, const char *list)
     if (!any) {
         ovs_fatal(0, "--pipeline: no pipeline in \"%s\"", list);
     }
-}
-
-/* Returns why switch 'sw' is not measured in pipeline 'p', or NULL if it
- * is.  (The floor is a special case: see enum fwd_pipeline.) */
-static const char *
-fwd_pipeline_unsupported(const struct fwd_switch *sw, enum fwd_pipeline p)
-{
-    if (p == FWD_STATELESS) {
-        return NULL;
-    }
-    if (sw->normal) {
-        return "the stateful pipelines forward by port, as ovs-xdp does; "
-               "actions=normal is measured stateless only";
-    }
-    if (sw->kind == FWD_LINUX_BRIDGE && p == FWD_CONNTRACK_DNAT) {
-        return "destination NAT of bridged frames needs br_netfilter to "
-               "route them through the bridge's own addresses: not measured";
-    }
-    return NULL;
 }
 
 /* Marks the results that --switches and --pipeline chose, and those that
@@ -647,7 +483,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
 }
 
 /* Returns the IPv4 address 's', a dotted quad that is known to parse. */
-static ovs_be32
+ovs_be32
 fwd_ip(const char *s)
 {
     ovs_be32 ip;
@@ -659,7 +495,7 @@ fwd_ip(const char *s)
 /* Writes into 'frame' a FWD_FRAME_SIZE-byte IPv4 UDP frame from 'eth_src',
  * 'ip_src' and port 'sport' to 'eth_dst', 'ip_dst' and port 'dport', with
  * TTL 64, no UDP checksum and zero padding. */
-static void
+void
 fwd_put_frame(uint8_t *frame, struct eth_addr eth_src,
               struct eth_addr eth_dst, const char *ip_src,
               const char *ip_dst, uint16_t sport, uint16_t dport)
@@ -690,7 +526,7 @@ fwd_put_frame(uint8_t *frame, struct eth_addr eth_src,
 
 /* Returns the address that the generator sends the stream to in pipeline
  * 'p'. */
-static const char *
+const char *
 fwd_stream_dst(enum fwd_pipeline p)
 {
     return p == FWD_CONNTRACK_DNAT ? FWD_VIP : FWD_SINK_IP;
@@ -871,7 +707,8 @@ fwd_generator_stop(struct fwd *fwd, struct ds *why)
 
 /* Switches: setting up and taking down. */
 
-static struct bench_ovs *
+/* Returns the private Open vSwitch that runs OVS switch 'sw'. */
+struct bench_ovs *
 fwd_switch_ovs(struct fwd *fwd, const struct fwd_switch *sw)
 {
     return sw->kind == FWD_OVS_XDP ? &fwd->ovs_xdp : &fwd->ovs_stock;
@@ -902,61 +739,6 @@ fwd_floor_setup(struct fwd *fwd, struct ds *why)
         fwd->redirect_skel->progs.bench_redirect, NULL, fwd->gen.root_name,
         why);
     return fwd->floor_link ? 0 : EIO;
-}
-
-/* Adds to 'flows' the OpenFlow flows of pipeline 'p' between port 'a',
- * the generator's, and port 'b', the sink's.
- *
- * The stateful pipelines are the firewall of tests/system-ctcache.at:
- * table 0 sends every untracked IPv4 frame through ct() in zone
- * FWD_CT_ZONE and on to table 1, and forwards anything else (the learning
- * frames) by port; table 1 commits the connections that 'a' opens and
- * forwards established connections both ways.  conntrack-dnat commits
- * only connections to FWD_VIP, translating it to the sink's address, and
- * its ct() in table 0 applies the translation of the connection (the
- * reverse one to the replies). */
-static void
-fwd_ovs_flows(enum fwd_pipeline p, const char *a, const char *b,
-              struct svec *flows)
-{
-    const char *nat = p == FWD_CONNTRACK_DNAT ? ",nat" : "";
-
-    if (p == FWD_STATELESS) {
-        svec_add_nocopy(flows, xasprintf("in_port=%s,actions=output:%s",
-                                         a, b));
-        svec_add_nocopy(flows, xasprintf("in_port=%s,actions=output:%s",
-                                         b, a));
-        return;
-    }
-
-    svec_add_nocopy(flows, xasprintf("table=0,priority=100,ip,"
-                                     "ct_state=-trk,actions=ct(zone=%d%s,"
-                                     "table=1)", FWD_CT_ZONE, nat));
-    svec_add_nocopy(flows, xasprintf("table=0,priority=10,in_port=%s,"
-                                     "actions=output:%s", a, b));
-    svec_add_nocopy(flows, xasprintf("table=0,priority=10,in_port=%s,"
-                                     "actions=output:%s", b, a));
-    if (p == FWD_CONNTRACK_DNAT) {
-        svec_add_nocopy(flows, xasprintf(
-                            "table=1,priority=100,in_port=%s,ip,"
-                            "nw_dst=%s,ct_state=+trk+new,actions=ct(zone=%d,"
-                            "commit,nat(dst=%s)),output:%s",
-                            a, FWD_VIP, FWD_CT_ZONE, FWD_SINK_IP, b));
-    } else {
-        svec_add_nocopy(flows, xasprintf(
-                            "table=1,priority=100,in_port=%s,ip,"
-                            "ct_state=+trk+new,actions=ct(zone=%d,commit),"
-                            "output:%s", a, FWD_CT_ZONE, b));
-    }
-    svec_add_nocopy(flows, xasprintf("table=1,priority=100,in_port=%s,ip,"
-                                     "ct_state=+trk+est,actions=output:%s",
-                                     a, b));
-    svec_add_nocopy(flows, xasprintf("table=1,priority=100,in_port=%s,ip,"
-                                     "ct_state=+trk+est,actions=output:%s",
-                                     b, a));
-    svec_add_nocopy(flows, xasprintf("table=1,priority=100,in_port=%s,ip,"
-                                     "ct_state=+trk+new,actions=drop", b));
-    svec_add(flows, "table=1,priority=0,actions=drop");
 }
 
 static int
@@ -1002,246 +784,6 @@ fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw,
         ds_destroy(&output);
     }
     return error;
-}
-
-/* Loads the nftables ruleset 'ruleset' ("nft -f"), all or nothing.
- * Returns nft's exit status; puts what it printed, first line only, into
- * 'error' on failure. */
-static int
-fwd_nft_load(const char *ruleset, struct ds *error)
-{
-    struct ds output = DS_EMPTY_INITIALIZER;
-    int status;
-
-    status = bench_run(&output, "nft -f - <<'EOF'\n%sEOF", ruleset);
-    if (status) {
-        /* nft shows the file's line, then "Error: ..." and the rule. */
-        static const char prefix[] = "Could not process rule: ";
-        const char *e = strstr(ds_cstr(&output), "Error: ");
-
-        e = e ? e + 7 : ds_cstr(&output);
-        if (!strncmp(e, prefix, strlen(prefix))) {
-            e += strlen(prefix);
-        }
-        ds_clear(error);
-        ds_put_cstr(error, e);
-        ds_chomp(error, '\n');
-        char *nl = strchr(ds_cstr(error), '\n');
-        if (nl) {
-            ds_truncate(error, nl - ds_cstr(error));
-        }
-        if (!error->length) {
-            ds_put_format(error, "nft exited with status %d", status);
-        }
-    }
-    ds_destroy(&output);
-    return status;
-}
-
-/* Returns the value of net.bridge.bridge-nf-call-iptables, 0 if it cannot
- * be read. */
-static int
-fwd_bridge_nf_call_iptables(void)
-{
-    FILE *stream = fopen("/proc/sys/net/bridge/bridge-nf-call-iptables",
-                         "re");
-    int value = 0;
-
-    if (stream) {
-        if (fscanf(stream, "%d", &value) != 1) {
-            value = 0;
-        }
-        fclose(stream);
-    }
-    return value;
-}
-
-/* Gives the Linux bridge the stateful firewall of the conntrack pipeline,
- * in nftables tables named 'fwd->nft_table', and says in '*note' how it
- * did (the caller frees it).
- *
- * The bridge family's own connection tracking (nf_conntrack_bridge) is
- * tried first: a bridge-family table whose forward chain accepts the
- * established connections and the new ones from the generator's port, and
- * drops its ports' other frames.  Where the kernel has no connection
- * tracking for the bridge family, nft cannot add a "ct state" rule there
- * ("Protocol error").  Then, if br_netfilter hands bridged IPv4 frames to
- * the ip family's hooks (net.bridge.bridge-nf-call-iptables=1, which the
- * benchmark never changes) and tracks their connections, the same rules
- * go into the ip family's forward hook, where those frames arrive with the
- * bridge as their device; a bridge-family chain marks the frames from the
- * generator's port first, for the ip family cannot tell the ports apart.
- * There, the bridge's connections are tracked in a conntrack zone of their
- * own, a new one each time, so that each measurement starts afresh, as
- * OVS's does with a new bridge, although the kernel keeps connections
- * after the tables are gone, and apart from the root namespace's other
- * connections.  Named counters count the frames of each verdict
- * (fwd_nft_counter()).
- *
- * Last, a flowtable on the two ports is tried: where nft can create one,
- * established connections are offloaded to it ("flow add").
- *
- * Returns 0 if successful, otherwise a positive errno value after
- * explaining in 'why'. */
-static int
-fwd_nft_setup(struct fwd *fwd, char **note, struct ds *why)
-{
-    const char *t = fwd->nft_table;
-    const char *g = fwd->gen.root_name;
-    const char *s = fwd->sink.root_name;
-    struct ds ruleset = DS_EMPTY_INITIALIZER;
-    struct ds bridge_error = DS_EMPTY_INITIALIZER;
-    struct ds error = DS_EMPTY_INITIALIZER;
-    struct ds how = DS_EMPTY_INITIALIZER;
-    char *nft = bench_find_program("nft");
-    int retval = 0;
-
-    *note = NULL;
-    if (!nft) {
-        ds_put_cstr(why, "nft is not installed (Debian package nftables)");
-        return EOPNOTSUPP;
-    }
-    free(nft);
-
-    ds_put_format(&ruleset,
-                  "table bridge %s {\n"
-                  "  counter est { }\n"
-                  "  counter opened { }\n"
-                  "  counter dropped { }\n"
-                  "  chain forward {\n"
-                  "    type filter hook forward priority 0; policy accept;\n"
-                  "    iifname != { \"%s\", \"%s\" } accept\n"
-                  "    ct state established counter name \"est\" accept\n"
-                  "    iifname \"%s\" ct state new counter name \"opened\" "
-                  "accept\n"
-                  "    counter name \"dropped\" drop\n"
-                  "  }\n"
-                  "}\n", t, g, s, g);
-    if (!fwd_nft_load(ds_cstr(&ruleset), &bridge_error)) {
-        ds_put_cstr(&how, "nftables, bridge family, forward hook: ct state "
-                    "established, or new from\nthe generator's port, "
-                    "accepted; the ports' other frames dropped\n");
-        /* nftables has no flowtable for the bridge family. */
-        ds_put_cstr(&how, "no flowtable: nftables has none for the bridge "
-                    "family");
-        goto out;
-    }
-    if (fwd_bridge_nf_call_iptables() != 1) {
-        ds_put_format(why, "no connection tracking for bridged frames: the "
-                      "bridge family has none here (nft: %s) and "
-                      "net.bridge.bridge-nf-call-iptables is not 1",
-                      ds_cstr(&bridge_error));
-        retval = EOPNOTSUPP;
-        goto out;
-    }
-
-    /* A zone of 1 to 65535, a different one each time. */
-    int zone = 1 + ((unsigned int) getpid() * 64 + fwd->n_nft_setups++)
-                   % 65535;
-
-    ds_clear(&ruleset);
-    ds_put_format(&ruleset,
-                  "table bridge %s {\n"
-                  "  chain forward {\n"
-                  "    type filter hook forward priority -200; "
-                  "policy accept;\n"
-                  "    iifname \"%s\" meta mark set "FWD_NFT_MARK"\n"
-                  "  }\n"
-                  "}\n"
-                  "table ip %s {\n"
-                  "  counter est { }\n"
-                  "  counter opened { }\n"
-                  "  counter dropped { }\n"
-                  "  chain prerouting {\n"
-                  "    type filter hook prerouting priority raw; "
-                  "policy accept;\n"
-                  "    iifname \"%s\" ct zone set %d\n"
-                  "  }\n"
-                  "  chain forward {\n"
-                  "    type filter hook forward priority 0; policy accept;\n"
-                  "    iifname != \"%s\" accept\n"
-                  "    ct state established counter name \"est\" accept\n"
-                  "    meta mark "FWD_NFT_MARK" ct state new "
-                  "counter name \"opened\" accept\n"
-                  "    counter name \"dropped\" drop\n"
-                  "  }\n"
-                  "}\n", t, g, t, fwd->linux_bridge, zone,
-                  fwd->linux_bridge);
-    if (fwd_nft_load(ds_cstr(&ruleset), &error)) {
-        ds_put_format(why, "nftables ruleset: %s (and in the bridge family: "
-                      "%s)", ds_cstr(&error), ds_cstr(&bridge_error));
-        retval = EIO;
-        goto out;
-    }
-    ds_put_format(&how, "nftables, ip family, forward hook, which bridged "
-                  "IPv4 frames reach through\nbr_netfilter "
-                  "(bridge-nf-call-iptables=1), for the bridge family has "
-                  "no\nconntrack here (nft: %s): ct state established, or "
-                  "new from the\ngenerator's port, accepted; the bridge's "
-                  "other frames dropped; its\nconnections in a conntrack "
-                  "zone of their own, new for each run\n",
-                  ds_cstr(&bridge_error));
-
-    ds_clear(&ruleset);
-    ds_put_format(&ruleset,
-                  "table ip %s {\n"
-                  "  flowtable ft {\n"
-                  "    hook ingress priority 0;\n"
-                  "    devices = { \"%s\", \"%s\" };\n"
-                  "  }\n"
-                  "}\n"
-                  "insert rule ip %s forward ct state established "
-                  "flow add @ft\n", t, g, s, t);
-    if (fwd_nft_load(ds_cstr(&ruleset), &error)) {
-        ds_put_format(&how, "no flowtable: nft cannot create one here "
-                      "(%s)", ds_cstr(&error));
-    } else {
-        ds_put_cstr(&how, "flowtable on both ports: established "
-                    "connections offloaded to it (flow add)");
-    }
-
-out:
-    if (!retval) {
-        *note = ds_steal_cstr(&how);
-    }
-    ds_destroy(&how);
-    ds_destroy(&error);
-    ds_destroy(&bridge_error);
-    ds_destroy(&ruleset);
-    return retval;
-}
-
-/* Removes the nftables tables of fwd_nft_setup(), if there are any. */
-static void
-fwd_nft_teardown(struct fwd *fwd)
-{
-    bench_run(NULL, "nft delete table bridge %s 2>/dev/null; "
-              "nft delete table ip %s 2>/dev/null; true",
-              fwd->nft_table, fwd->nft_table);
-}
-
-/* Returns the packets of named counter 'name' of fwd_nft_setup()'s
- * ruleset, -1 if it cannot be read. */
-static long long
-fwd_nft_counter(struct fwd *fwd, const char *name)
-{
-    static const char *const families[] = { "bridge", "ip" };
-    long long packets = -1;
-
-    for (size_t i = 0; i < ARRAY_SIZE(families) && packets < 0; i++) {
-        struct ds output = DS_EMPTY_INITIALIZER;
-
-        if (!bench_run(&output, "nft list counter %s %s %s 2>/dev/null",
-                       families[i], fwd->nft_table, name)) {
-            const char *p = strstr(ds_cstr(&output), "packets ");
-
-            if (!p || sscanf(p, "packets %lld", &packets) != 1) {
-                packets = -1;
-            }
-        }
-        ds_destroy(&output);
-    }
-    return packets;
 }
 
 static int
@@ -1376,7 +918,7 @@ struct fwd_snapshot {
 };
 
 /* Returns the sink's counter 'idx', summed over the CPUs. */
-static unsigned long long
+unsigned long long
 fwd_read_sink(const struct fwd *fwd, enum bench_sink_counter idx)
 {
     int n_cpus = libbpf_num_possible_cpus();
@@ -1429,292 +971,6 @@ fwd_check_headers(struct fwd *fwd, const char *what, struct fwd_result *r)
                   "wrong destination address, IPv4 checksum or UDP "
                   "checksum", what, bad, checked);
     }
-}
-
-/* Establishing connections. */
-
-/* Returns a packet socket on 'ifname' in namespace 'ns', nonblocking, that
- * receives the frames of EtherType 'protocol' (0 for none: a socket only
- * to send on), or -1 with errno set on failure. */
-static int
-fwd_packet_socket(const char *ns, const char *ifname, uint16_t protocol)
-{
-    struct sockaddr_ll sll;
-    int saved_fd, fd, error;
-
-    error = bench_netns_enter(ns, &saved_fd);
-    if (error) {
-        errno = error;
-        return -1;
-    }
-    fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                htons(protocol));
-    if (fd < 0) {
-        error = errno;
-    } else {
-        /* Room for a burst of replies of every flow in the worst case. */
-        int size = 32 << 20;
-
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size);
-        memset(&sll, 0, sizeof sll);
-        sll.sll_family = AF_PACKET;
-        sll.sll_protocol = htons(protocol);
-        sll.sll_ifindex = if_nametoindex(ifname);
-        if (!sll.sll_ifindex) {
-            error = errno;
-        } else if (bind(fd, (struct sockaddr *) &sll, sizeof sll)) {
-            error = errno;
-        }
-        if (error) {
-            close(fd);
-            fd = -1;
-        }
-    }
-    bench_netns_leave(saved_fd);
-    errno = error;
-    return fd;
-}
-
-/* Reads every frame waiting on packet socket 'fd' and marks in 'seen', a
- * bitmap of 'n' flows, the flows whose reply it is: UDP from 'src', port
- * FWD_UDP_DPORT, to FWD_GEN_IP and port FWD_UDP_SPORT_BASE + flow.
- * Returns the number of flows it marked. */
-static unsigned int
-fwd_take_replies(int fd, ovs_be32 src, unsigned long *seen, unsigned int n)
-{
-    ovs_be32 dst = fwd_ip(FWD_GEN_IP);
-    unsigned int n_marked = 0;
-    uint8_t buf[2048];
-
-    for (;;) {
-        struct sockaddr_ll sll;
-        socklen_t len = sizeof sll;
-        ssize_t size = recvfrom(fd, buf, sizeof buf, 0,
-                                (struct sockaddr *) &sll, &len);
-        const struct eth_header *eth = (const void *) buf;
-        const struct ip_header *ip = (const void *) (eth + 1);
-        const struct udp_header *udp = (const void *) (ip + 1);
-        unsigned int flow;
-
-        if (size < 0) {
-            break;
-        }
-        if (sll.sll_pkttype == PACKET_OUTGOING
-            || size < (ssize_t) ((const uint8_t *) (udp + 1) - buf)
-            || eth->eth_type != htons(ETH_TYPE_IP)
-            || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
-            || ip->ip_proto != IPPROTO_UDP
-            || get_16aligned_be32(&ip->ip_src) != src
-            || get_16aligned_be32(&ip->ip_dst) != dst
-            || udp->udp_src != htons(FWD_UDP_DPORT)) {
-            continue;
-        }
-        flow = (unsigned int) ntohs(udp->udp_dst) - FWD_UDP_SPORT_BASE;
-        if (flow < n && !bitmap_is_set(seen, flow)) {
-            bitmap_set1(seen, flow);
-            n_marked++;
-        }
-    }
-    return n_marked;
-}
-
-/* Sends the 'n' FWD_FRAME_SIZE-byte frames in 'frames' on packet socket
- * 'fd', in bursts of FWD_ESTABLISH_BURST, FWD_ESTABLISH_GAP seconds apart.
- * Between bursts, if 'rx_fd' is not -1, takes the replies that arrived on
- * it into '*n_seen' and 'seen' (see fwd_take_replies()). */
-static void
-fwd_send_paced(int fd, const uint8_t *frames, unsigned int n,
-               int rx_fd, ovs_be32 reply_src, unsigned long *seen,
-               unsigned int *n_seen)
-{
-    for (unsigned int i = 0; i < n; i++) {
-        if (send(fd, &frames[i * FWD_FRAME_SIZE], FWD_FRAME_SIZE, 0) < 0
-            && errno != ENOBUFS && errno != EAGAIN) {
-            ovs_fatal(errno, "cannot send the frames that establish the "
-                      "connections");
-        }
-        if ((i + 1) % FWD_ESTABLISH_BURST == 0 || i + 1 == n) {
-            bench_sleep(FWD_ESTABLISH_GAP);
-            if (rx_fd >= 0) {
-                *n_seen += fwd_take_replies(rx_fd, reply_src, seen, n);
-            }
-        }
-    }
-}
-
-/* Establishes the stream's connections, one per flow, through the switch
- * set up now with stateful pipeline 'p': sends one frame per flow from the
- * generator's side, as the stream would, and waits until the sink counted
- * them all; then one reply per flow from the sink's side, from the sink's
- * address (the switch translates it back to FWD_VIP in conntrack-dnat),
- * and waits until all arrived in the generator's namespace; sends again
- * what did not all cross, up to FWD_ESTABLISH_TRIES times; then waits
- * FWD_ESTABLISH_SETTLE seconds.  Says in 'note' how many crossed. */
-static void
-fwd_establish(struct fwd *fwd, enum fwd_pipeline p, struct ds *note)
-{
-    unsigned int n = fwd->opts.n_flows;
-    uint8_t *frames = xmalloc(n * FWD_FRAME_SIZE);
-    uint8_t *replies = xmalloc(n * FWD_FRAME_SIZE);
-    unsigned long *seen = bitmap_allocate(n);
-    ovs_be32 reply_src = fwd_ip(fwd_stream_dst(p));
-    unsigned long long forwarded = 0;
-    unsigned int n_seen = 0;
-    int gen_tx, sink_tx, gen_rx;
-    int try;
-
-    for (unsigned int i = 0; i < n; i++) {
-        fwd_put_frame(&frames[i * FWD_FRAME_SIZE], fwd_gen_mac,
-                      fwd_sink_mac, FWD_GEN_IP, fwd_stream_dst(p),
-                      FWD_UDP_SPORT_BASE + i, FWD_UDP_DPORT);
-        fwd_put_frame(&replies[i * FWD_FRAME_SIZE], fwd_sink_mac,
-                      fwd_gen_mac, FWD_SINK_IP, FWD_GEN_IP, FWD_UDP_DPORT,
-                      FWD_UDP_SPORT_BASE + i);
-    }
-    gen_tx = fwd_packet_socket(fwd->gen.ns, fwd->gen.ns_name, 0);
-    sink_tx = fwd_packet_socket(fwd->sink.ns, fwd->sink.ns_name, 0);
-    gen_rx = fwd_packet_socket(fwd->gen.ns, fwd->gen.ns_name, ETH_TYPE_IP);
-    if (gen_tx < 0 || sink_tx < 0 || gen_rx < 0) {
-        ovs_fatal(errno, "cannot open the packet sockets that establish "
-                  "the connections");
-    }
-
-    for (try = 0; try < FWD_ESTABLISH_TRIES && (forwarded < n
-                                                || n_seen < n); try++) {
-        unsigned long long base = fwd_read_sink(fwd, BENCH_SINK_STREAM);
-        double deadline;
-
-        fwd_send_paced(gen_tx, frames, n, -1, 0, NULL, NULL);
-        deadline = bench_now() + FWD_ESTABLISH_WAIT;
-        for (;;) {
-            forwarded = MAX(forwarded,
-                            fwd_read_sink(fwd, BENCH_SINK_STREAM) - base);
-            if (forwarded >= n || bench_now() > deadline) {
-                break;
-            }
-            bench_sleep(0.01);
-        }
-
-        fwd_send_paced(sink_tx, replies, n, gen_rx, reply_src, seen,
-                       &n_seen);
-        deadline = bench_now() + FWD_ESTABLISH_WAIT;
-        while (n_seen < n && bench_now() < deadline) {
-            bench_sleep(0.01);
-            n_seen += fwd_take_replies(gen_rx, reply_src, seen, n);
-        }
-    }
-    bench_sleep(FWD_ESTABLISH_SETTLE);
-
-    ds_put_format(note, "connections: of %u flow%s, %llu crossed to the "
-                  "sink, %u replies crossed back", n, n > 1 ? "s" : "",
-                  MIN(forwarded, n), n_seen);
-    if (try > 1) {
-        ds_put_format(note, " (sent %d times)", try);
-    }
-    if (forwarded < n || n_seen < n) {
-        ovs_error(0, "%s", ds_cstr(note));
-    }
-
-    close(gen_tx);
-    close(sink_tx);
-    close(gen_rx);
-    bitmap_free(seen);
-    free(frames);
-    free(replies);
-}
-
-/* What the switches tell about the connections. */
-
-/* ovs-vswitchd-xdp's counters of ct() (dpif-xdp/stats-show), summed over
- * its datapaths. */
-struct fwd_ct_counts {
-    long long hit;              /* xdp-ct-hit: ct() run in XDP, or -1. */
-    long long miss;             /* xdp-ct-miss: ct() handed up, or -1. */
-};
-
-static void
-fwd_ovs_xdp_ct_counts(struct fwd *fwd, struct fwd_ct_counts *c)
-{
-    struct ds output = DS_EMPTY_INITIALIZER;
-    char *line, *save_ptr = NULL;
-
-    c->hit = c->miss = -1;
-    if (!bench_ovs_run(&fwd->ovs_xdp, &output,
-                       "ovs-appctl dpif-xdp/stats-show")) {
-        for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
-             line = strtok_r(NULL, "\n", &save_ptr)) {
-            long long value;
-
-            if (sscanf(line, " xdp-ct-hit: %lld", &value) == 1) {
-                c->hit = MAX(c->hit, 0) + value;
-            } else if (sscanf(line, " xdp-ct-miss: %lld", &value) == 1) {
-                c->miss = MAX(c->miss, 0) + value;
-            }
-        }
-    }
-    ds_destroy(&output);
-}
-
-/* Returns the number of connections of zone FWD_CT_ZONE that
- * ovs-vswitchd-xdp has cached in XDP (dpif-xdp/ct-cache-show), or -1 if it
- * does not tell. */
-static int
-fwd_ovs_xdp_cached(struct fwd *fwd)
-{
-    struct ds output = DS_EMPTY_INITIALIZER;
-    char *prefix = xasprintf("    zone=%d,", FWD_CT_ZONE);
-    char *line, *save_ptr = NULL;
-    int n = -1;
-
-    if (!bench_ovs_run(&fwd->ovs_xdp, &output,
-                       "ovs-appctl dpif-xdp/ct-cache-show")) {
-        n = 0;
-        for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
-             line = strtok_r(NULL, "\n", &save_ptr)) {
-            n += !strncmp(line, prefix, strlen(prefix));
-        }
-    }
-    free(prefix);
-    ds_destroy(&output);
-    return n;
-}
-
-/* Appends to 'note' how many frames from the generator's port went
- * through the +trk+new and the +trk+est flows of table 1 of the OVS
- * bridge of 'sw' (OpenFlow statistics, which lag the datapath's a
- * little). */
-static void
-fwd_ovs_put_ct_flows(struct fwd *fwd, const struct fwd_switch *sw,
-                     struct ds *note)
-{
-    struct ds output = DS_EMPTY_INITIALIZER;
-    char *in_port = xasprintf("in_port=%s", fwd->gen.root_name);
-    long long n_new = -1, n_est = -1;
-    char *line, *save_ptr = NULL;
-
-    if (!bench_ovs_run(fwd_switch_ovs(fwd, sw), &output,
-                       "ovs-ofctl --names dump-flows %s table=1",
-                       fwd->ovs_bridge)) {
-        for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
-             line = strtok_r(NULL, "\n", &save_ptr)) {
-            const char *p = strstr(line, "n_packets=");
-            long long value;
-
-            if (!p || !strstr(line, in_port)
-                || sscanf(p, "n_packets=%lld", &value) != 1) {
-                continue;
-            }
-            if (strstr(line, "+new")) {
-                n_new = value;
-            } else if (strstr(line, "+est")) {
-                n_est = value;
-            }
-        }
-    }
-    ds_put_format(note, "\nOpenFlow table 1, from the generator's port: "
-                  "%lld +trk+new, %lld +trk+est", n_new, n_est);
-    free(in_port);
-    ds_destroy(&output);
 }
 
 /* One run of switch number 'idx' in pipeline 'p': sets it up, measures,

@@ -1,0 +1,218 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef BENCH_FORWARD_H
+#define BENCH_FORWARD_H 1
+
+/* The state of ovs-xdp-bench forward, shared by its two files:
+ * bench-forward.c (the topology, the generator, the switches, measuring
+ * and the results; its opening comment explains the benchmark) and
+ * bench-forward-ct.c (the stateful pipelines: each switch's firewall,
+ * establishing the connections before a measurement, and what the
+ * switches tell about them).  Private to ovs-xdp-bench. */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "openvswitch/types.h"
+#include "ovs-atomic.h"
+#include "utilities/bench-common.h"
+
+struct bench_gen;
+struct bench_redirect;
+struct bench_sink;
+struct bpf_link;
+struct ds;
+struct svec;
+
+/* The frames: 64 bytes of Ethernet, IPv4 and UDP to port FWD_UDP_DPORT,
+ * from FWD_UDP_SPORT_BASE and up. */
+#define FWD_FRAME_SIZE 64
+#define FWD_UDP_DPORT 9
+#define FWD_UDP_SPORT_BASE 1024
+
+/* IPv4 addresses, in the benchmarking range 198.18.0.0/15: the
+ * generator's, the sink's, and the virtual address that conntrack-dnat
+ * translates to the sink's. */
+#define FWD_GEN_IP "198.18.0.1"
+#define FWD_SINK_IP "198.18.0.2"
+#define FWD_VIP "198.18.0.100"
+
+/* The conntrack zone of the stateful pipelines. */
+#define FWD_CT_ZONE 1
+
+/* What kind of switch a 'struct fwd_switch' is. */
+enum fwd_kind {
+    FWD_FLOOR,                  /* bench-redirect.bpf.c between the ends. */
+    FWD_OVS_XDP,                /* ovs-vswitchd-xdp, datapath_type=xdp. */
+    FWD_OVS_STOCK,              /* Debian's ovs-vswitchd, netdev. */
+    FWD_LINUX_BRIDGE,           /* The kernel's bridge. */
+};
+
+/* A switch under test. */
+struct fwd_switch {
+    const char *name;           /* For --switches and the table. */
+    const char *description;    /* One line for the table's legend. */
+    enum fwd_kind kind;
+    const char *port_type;      /* FWD_OVS_STOCK: Interface type, NULL for
+                                 * system ports. */
+    bool normal;                /* FWD_OVS_*: actions=normal instead of
+                                 * the pipeline's flows. */
+};
+
+/* The number of switches under test: the entries of fwd_switches[] in
+ * bench-forward.c. */
+#define FWD_N_SWITCHES 6
+
+/* What the switch does with the stream (--pipeline).  The floor has no
+ * pipeline: it is measured once per run, as FWD_STATELESS, whichever
+ * pipelines are chosen. */
+enum fwd_pipeline {
+    FWD_STATELESS,              /* Forward by port. */
+    FWD_CONNTRACK,              /* A stateful firewall. */
+    FWD_CONNTRACK_DNAT,         /* The same, with destination NAT. */
+    FWD_N_PIPELINES
+};
+
+/* The results of one switch in one pipeline. */
+struct fwd_result {
+    bool selected;              /* Chosen by --switches and --pipeline. */
+    char *skipped;              /* Why it was not (fully) measured, or
+                                 * NULL. */
+    char *note;                 /* What the legend should add, or NULL. */
+    char *state_note;           /* What the last run found of the
+                                 * connections, or NULL. */
+    size_t n;                   /* Number of runs measured. */
+    double *pps;                /* Frames per second at the sink, per run. */
+    double *offered;            /* Frames per second offered, per run. */
+    double *cpu;                /* CPU seconds per million frames, per run. */
+    unsigned long long *frames; /* Frames at the sink, per run. */
+    unsigned long long n_checked;   /* Frames whose headers the sink
+                                     * checked, over all runs. */
+    unsigned long long n_bad;   /* Of those, frames that failed. */
+};
+
+/* The generator thread.  'stop' is written by the main thread and read by
+ * the generator, 'exited' the other way round; 'error' and 'what' are
+ * written by the generator and read by the main thread only after joining
+ * it. */
+struct fwd_generator {
+    pthread_t thread;           /* Valid while 'running'. */
+    bool running;               /* Thread started and not yet joined. */
+    atomic_bool stop;           /* Set to ask the thread to end. */
+    atomic_bool exited;         /* Set by the thread as it ends. */
+    int error;                  /* Positive errno value if it failed. */
+    const char *what;           /* What failed, if 'error'. */
+
+    /* Set before starting, constant while it runs. */
+    int prog_fd;                /* bench_gen program. */
+    const char *ns;             /* Namespace of the generator's veth end. */
+    const char *ifname;         /* The end, inside 'ns'. */
+    int cpu;                    /* CPU to run on. */
+    unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
+    const uint8_t *frame;       /* The frame to send, FWD_FRAME_SIZE
+                                 * bytes. */
+};
+
+/* Options. */
+struct fwd_options {
+    double duration;            /* Seconds measured per run. */
+    double warmup;              /* Seconds of traffic before measuring. */
+    int runs;                   /* Runs per switch. */
+    unsigned int n_flows;       /* Distinct UDP source ports. */
+    int cpu;                    /* Generator's CPU. */
+    unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
+    char *json_file;            /* --json, or NULL. */
+    char *plot_file;            /* --plot, or NULL. */
+    char *vswitchd_xdp;         /* ovs-vswitchd-xdp, or NULL if none. */
+    char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
+    bool switches[FWD_N_SWITCHES];      /* Chosen by --switches. */
+    bool pipelines[FWD_N_PIPELINES];    /* Chosen by --pipeline. */
+    bool stack_sink;            /* --sink=stack: count at the TC hook of a
+                                 * veth end without XDP, as a container's
+                                 * stack receives, not in XDP. */
+};
+
+/* The whole benchmark, reachable from the cleanup hook. */
+struct fwd {
+    struct fwd_options opts;
+    struct fwd_result results[FWD_N_SWITCHES][FWD_N_PIPELINES];
+
+    struct bench_pair gen;      /* Generator's veth pair. */
+    struct bench_pair sink;     /* Sink's veth pair. */
+    char *ovs_bridge;           /* Name of the OVS bridges. */
+    char *linux_bridge;         /* Name of the Linux bridge. */
+    char *nft_table;            /* Name of its nftables tables. */
+    unsigned int n_nft_setups;  /* fwd_nft_setup() calls so far. */
+    struct bench_ovs ovs_xdp;   /* Private ovs-vswitchd-xdp. */
+    struct bench_ovs ovs_stock; /* Private Debian ovs-vswitchd. */
+
+    struct bench_gen *gen_skel;
+    struct bench_sink *sink_skel;
+    struct bench_redirect *redirect_skel;
+    struct bpf_link *sink_link;     /* Sink program on the sink's veth0. */
+    struct bpf_link *floor_link;    /* Floor program, while set up. */
+
+    struct fwd_generator generator;
+    const struct fwd_switch *active;    /* Switch set up now, or NULL. */
+    enum fwd_pipeline pipeline;         /* Its pipeline. */
+    uint8_t frame[FWD_FRAME_SIZE];      /* The stream's frame. */
+};
+
+/* ovs-vswitchd-xdp's counters of ct() (dpif-xdp/stats-show), summed over
+ * its datapaths. */
+struct fwd_ct_counts {
+    long long hit;              /* xdp-ct-hit: ct() run in XDP, or -1. */
+    long long miss;             /* xdp-ct-miss: ct() handed up, or -1. */
+};
+
+/* Addresses of the two namespaces' veth ends ("oxb" in the middle). */
+extern const struct eth_addr fwd_gen_mac;
+extern const struct eth_addr fwd_sink_mac;
+
+/* bench-forward.c: frames, switches and the sink. */
+ovs_be32 fwd_ip(const char *s);
+void fwd_put_frame(uint8_t *frame, struct eth_addr eth_src,
+                   struct eth_addr eth_dst, const char *ip_src,
+                   const char *ip_dst, uint16_t sport, uint16_t dport);
+const char *fwd_stream_dst(enum fwd_pipeline);
+struct bench_ovs *fwd_switch_ovs(struct fwd *, const struct fwd_switch *);
+unsigned long long fwd_read_sink(const struct fwd *,
+                                 enum bench_sink_counter);
+
+/* bench-forward-ct.c: which switches run the stateful pipelines, and
+ * their flows. */
+const char *fwd_pipeline_unsupported(const struct fwd_switch *,
+                                     enum fwd_pipeline);
+void fwd_ovs_flows(enum fwd_pipeline, const char *a, const char *b,
+                   struct svec *flows);
+
+/* bench-forward-ct.c: the Linux bridge's nftables ruleset. */
+int fwd_bridge_nf_call_iptables(void);
+int fwd_nft_setup(struct fwd *, char **note, struct ds *why);
+void fwd_nft_teardown(struct fwd *);
+long long fwd_nft_counter(struct fwd *, const char *name);
+
+/* bench-forward-ct.c: establishing connections, and what the switches
+ * tell about them. */
+void fwd_establish(struct fwd *, enum fwd_pipeline, struct ds *note);
+void fwd_ovs_xdp_ct_counts(struct fwd *, struct fwd_ct_counts *);
+int fwd_ovs_xdp_cached(struct fwd *);
+void fwd_ovs_put_ct_flows(struct fwd *, const struct fwd_switch *,
+                          struct ds *note);
+
+#endif /* bench-forward.h */
