@@ -123,6 +123,10 @@ struct ctc_conn {
     uint32_t slot[2];               /* Their slots. */
     uint64_t n_packets[2];          /* Their packets at the last walk. */
     enum ct_timeout tm;             /* How a packet renews the connection. */
+    const void *conn_id;            /* lib/conntrack.c's 'struct conn', only
+                                     * compared, never followed: a new
+                                     * connection with the same tuple is
+                                     * another one. */
     bool seen;                      /* Found by the current walk. */
 };
 
@@ -428,6 +432,7 @@ ctc_install(struct dp_xdp_ctcache *c, struct conn *conn,
     cc->ck[0] = *ck0;
     ctc_key_from_conn_key(&conn->rev_key, &cc->ck[1]);
     cc->tm = ctc_timeout(conn);
+    cc->conn_id = conn;
     for (int d = 0; d < 2; d++) {
         struct xdp_flow_stats st;
 
@@ -499,8 +504,9 @@ ctc_sync(struct dp_xdp_ctcache *c)
             }
             continue;
         }
-        if (ctc_conn_expired(conn, now) || !ctc_conn_established(conn)) {
-            continue;           /* Removed below. */
+        if (cc->conn_id != conn || ctc_conn_expired(conn, now)
+            || !ctc_conn_established(conn)) {
+            continue;           /* Removed below, if nothing saw it. */
         }
         cc->seen = true;
 
