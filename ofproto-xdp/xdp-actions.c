@@ -33,6 +33,12 @@
  * offload: a slow-path flow's packets go to ovs-vswitchd, which runs the
  * original ODP actions.
  *
+ * A flow may hold one ct(), which XDP runs from its connection cache for
+ * established connections and hands to ovs-vswitchd otherwise (see
+ * datapath/xdp-dp-ct.h): not after an address or port rewrite, since XDP
+ * looks the connection up by the tuple the flow matched, and not a ct()
+ * that may change its connection (xdp_ct_compile()).
+ *
  * A hash action must come right before a recirc: the program computes the
  * hash when it parses the frame for the next pass (see "Datapath hash" in
  * datapath/xdp-dp.bpf.c), which is the hash of the frame as the action
@@ -344,10 +350,6 @@ xdp_action_check_size(const struct nlattr *a, size_t size, const char *name,
     return true;
 }
 
-/* Compiles the ODP action 'a' into 'xa', which the caller zeroed.  Returns
- * true if successful.  If 'a' has no XDP equivalent, returns false and, if
- * its reason is more specific than "unsupported action", appends it to
- * 'why' (if nonnull), otherwise leaves 'why' alone. */
 /* Compiles the ct() action 'a' into '*xa'.  Only what lib/conntrack.c
  * does for an established connection without changing it can run in XDP
  * (see datapath/xdp-dp-ct.h): a ct() that may change the connection is
@@ -429,6 +431,10 @@ xdp_ct_compile(const struct nlattr *a, struct xdp_dp_action *xa,
     return true;
 }
 
+/* Compiles the ODP action 'a' into 'xa', which the caller zeroed.  Returns
+ * true if successful.  If 'a' has no XDP equivalent, returns false and, if
+ * its reason is more specific than "unsupported action", appends it to
+ * 'why' (if nonnull), otherwise leaves 'why' alone. */
 static bool
 xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
                      struct ds *why)
