@@ -8,10 +8,11 @@
  *
  * A flow whose actions hold one "ct(zone=Z[,nat][,commit])", usually
  * followed by "recirc(N)" (the shape ofproto gives ct(table=N)), runs in
- * XDP when its packet's connection is in the connection cache (see "Connection cache" in xdp-dp.h).  dp_pass()
- * looks the packet's tuple up before it runs any of the flow's actions,
- * with xdp_dp_ct_lookup__(): a miss hands the packet, untouched, to ovs-vswitchd as
- * a slow-path hit, where lib/conntrack.c runs the ct() as it always did.
+ * XDP when its packet's connection is in the connection cache (see
+ * "Connection cache" in xdp-dp.h).  dp_pass() looks the packet's tuple up
+ * before it runs any of the flow's actions, with xdp_dp_ct_lookup__(): a
+ * miss hands the packet, untouched, to ovs-vswitchd as a slow-path hit,
+ * where lib/conntrack.c runs the ct() as it always did.
  * A hit gives the packet what lib/conntrack.c would have given it: the
  * CT action applies the entry's NAT rewrite (with the existing rewrite
  * actions, so checksums are fixed up as for any rewrite) and the recirc

@@ -32,8 +32,9 @@
  *     rewritten at once, before the packet goes on.
  *
  *   - The sync thread walks lib/conntrack.c's connections every
- *     DP_XDP_CTC_SYNC_MS, and DP_XDP_CTC_MIN_MS after a nomination (through conntrack-private.h: lib/conntrack.c
- *     has no public way to find a connection by its tuple).  It caches
+ *     DP_XDP_CTC_SYNC_MS, and DP_XDP_CTC_MIN_MS after a nomination
+ *     (through conntrack-private.h: lib/conntrack.c has no public way to
+ *     find a connection by its tuple).  It caches
  *     the nominated ones that qualify, removes the entries of connections
  *     that are gone, expired or no longer established, and folds XDP's
  *     use back: a connection whose entries counted packets since the last
@@ -118,7 +119,8 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 /* One cached connection: its two entries. */
 struct ctc_conn {
     struct hmap_node node;          /* In 'conns', by ctc_key_hash(ck[0]). */
-    struct hmap_node rnode;         /* In 'by_reply', by ctc_key_hash(ck[1]). */
+    struct hmap_node rnode;         /* In 'by_reply', by
+                                     * ctc_key_hash(ck[1]). */
     struct xdp_dp_ct_key ck[2];     /* Original and reply direction. */
     uint32_t slot[2];               /* Their slots. */
     uint64_t n_packets[2];          /* Their packets at the last walk. */
