@@ -1096,6 +1096,7 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
         int ct = xdp_dp_ct_lookup__(ctx, flow, key, info,
                                     (struct xdp_dp_ct_key *) buf->tmp.ck);
         if (ct >= 0) {
+            /* Again: a global function returns no pointer. */
             ct_slot = ct;
             cte = bpf_map_lookup_elem(&xdp_dp_ct_entries, &ct_slot);
         }

@@ -188,6 +188,39 @@ ctc_find(const struct dp_xdp_ctcache *c, const struct xdp_dp_ct_key *ck)
     return NULL;
 }
 
+/* Finds the cached connection that has 'ck' for key in either direction. */
+static struct ctc_conn *
+ctc_find_any(const struct dp_xdp_ctcache *c, const struct xdp_dp_ct_key *ck)
+    OVS_REQUIRES(c->mutex)
+{
+    struct ctc_conn *cc = ctc_find(c, ck);
+
+    if (!cc) {
+        HMAP_FOR_EACH_WITH_HASH (cc, rnode, ctc_key_hash(ck), &c->by_reply) {
+            if (!memcmp(&cc->ck[1], ck, sizeof *ck)) {
+                return cc;
+            }
+        }
+    }
+    return cc;
+}
+
+/* Finds the nominee 'ck', whose hash is 'hash'. */
+static struct ctc_nominee *
+ctc_find_nominee(const struct dp_xdp_ctcache *c,
+                 const struct xdp_dp_ct_key *ck, uint32_t hash)
+    OVS_REQUIRES(c->mutex)
+{
+    struct ctc_nominee *nom;
+
+    HMAP_FOR_EACH_WITH_HASH (nom, node, hash, &c->nominees) {
+        if (!memcmp(&nom->ck, ck, sizeof *ck)) {
+            return nom;
+        }
+    }
+    return NULL;
+}
+
 #define CTC_ICMP6_ECHO_REQUEST 128
 
 static bool
@@ -491,16 +524,8 @@ ctc_sync(struct dp_xdp_ctcache *c)
         ctc_key_from_conn_key(&conn->key, &ck);
         cc = ctc_find(c, &ck);
         if (!cc) {
-            uint32_t hash = ctc_key_hash(&ck);
-            bool nominated = false;
-
-            HMAP_FOR_EACH_WITH_HASH (nom, node, hash, &c->nominees) {
-                if (!memcmp(&nom->ck, &ck, sizeof ck)) {
-                    nominated = true;
-                    break;
-                }
-            }
-            if (nominated && !ctc_conn_expired(conn, now)
+            if (ctc_find_nominee(c, &ck, ctc_key_hash(&ck))
+                && !ctc_conn_expired(conn, now)
                 && ctc_conn_established(conn)) {
                 ctc_install(c, conn, &ck);
             }
@@ -763,15 +788,9 @@ dp_xdp_ctcache_nominate(struct dp_xdp_ctcache *c,
     } else {
         uint32_t hash = ctc_key_hash(&ck);
         struct ctc_nominee *nom;
-        bool found = false;
 
-        HMAP_FOR_EACH_WITH_HASH (nom, node, hash, &c->nominees) {
-            if (!memcmp(&nom->ck, &ck, sizeof ck)) {
-                found = true;
-                break;
-            }
-        }
-        if (!found && hmap_count(&c->nominees) < XDP_DP_MAX_CT) {
+        if (!ctc_find_nominee(c, &ck, hash)
+            && hmap_count(&c->nominees) < XDP_DP_MAX_CT) {
             nom = xmalloc(sizeof *nom);
             nom->ck = ck;
             hmap_insert(&c->nominees, &nom->node, hash);
@@ -882,17 +901,7 @@ dp_xdp_ctcache_pickup(struct dp_xdp_ctcache *c, const struct dp_packet *pkt,
         ovs_mutex_unlock(&c->mutex);
         return;
     }
-    uint32_t hash = ctc_key_hash(&ck);
-    HMAP_FOR_EACH_WITH_HASH (x, node, hash, &c->conns) {
-        if (!memcmp(&x->ck[0], &ck, sizeof ck)) {
-            cc = x;
-        }
-    }
-    HMAP_FOR_EACH_WITH_HASH (x, rnode, hash, &c->by_reply) {
-        if (!memcmp(&x->ck[1], &ck, sizeof ck)) {
-            cc = x;
-        }
-    }
+    cc = ctc_find_any(c, &ck);
     if (!cc) {
         ovs_mutex_unlock(&c->mutex);
         return;

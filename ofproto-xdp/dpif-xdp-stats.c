@@ -145,21 +145,8 @@ format_stats(struct dp_xdp *dp, void *s_)
     put_counter(s, "ovs-upcall-lost", dp_xdp_upcall_lost(dp));
 }
 
-/* ovs-appctl dpif-xdp/stats-show [DP]. */
-static void
-dpif_xdp_unixctl_stats_show(struct unixctl_conn *conn, int argc,
-                            const char *argv[], void *aux OVS_UNUSED)
-{
-    struct ds s = DS_EMPTY_INITIALIZER;
-
-    if (dp_xdp_foreach(argc > 1 ? argv[1] : NULL, format_stats, &s)) {
-        unixctl_command_reply(conn, ds_cstr(&s));
-    } else {
-        unixctl_command_reply_error(conn, "no such xdp datapath");
-    }
-    ds_destroy(&s);
-}
-
+/* The connections cached in XDP, with the packets XDP counted in each
+ * direction. */
 static void
 format_ctcache(struct dp_xdp *dp, void *s_)
 {
@@ -169,15 +156,23 @@ format_ctcache(struct dp_xdp *dp, void *s_)
     dp_xdp_ctcache_format(dp->ctcache, s, true);
 }
 
-/* ovs-appctl dpif-xdp/ct-cache-show [DP]: the connections cached in XDP,
- * with the packets XDP counted in each direction. */
+/* A "show" command: what it formats of one datapath. */
+struct show_command {
+    void (*format)(struct dp_xdp *, void *ds);
+};
+static const struct show_command stats_show = { format_stats };
+static const struct show_command ct_cache_show = { format_ctcache };
+
+/* ovs-appctl dpif-xdp/stats-show [DP] and dpif-xdp/ct-cache-show [DP]:
+ * 'cmd_' (a 'struct show_command') of each datapath, or of DP. */
 static void
-dpif_xdp_unixctl_ct_cache_show(struct unixctl_conn *conn, int argc,
-                               const char *argv[], void *aux OVS_UNUSED)
+dpif_xdp_unixctl_show(struct unixctl_conn *conn, int argc,
+                      const char *argv[], void *cmd_)
 {
+    const struct show_command *cmd = cmd_;
     struct ds s = DS_EMPTY_INITIALIZER;
 
-    if (dp_xdp_foreach(argc > 1 ? argv[1] : NULL, format_ctcache, &s)) {
+    if (dp_xdp_foreach(argc > 1 ? argv[1] : NULL, cmd->format, &s)) {
         unixctl_command_reply(conn, ds_cstr(&s));
     } else {
         unixctl_command_reply_error(conn, "no such xdp datapath");
@@ -189,7 +184,10 @@ void
 dp_xdp_stats_register_commands(void)
 {
     unixctl_command_register("dpif-xdp/ct-cache-show", "[dp]", 0, 1,
-                             dpif_xdp_unixctl_ct_cache_show, NULL);
+                             dpif_xdp_unixctl_show,
+                             CONST_CAST(struct show_command *,
+                                        &ct_cache_show));
     unixctl_command_register("dpif-xdp/stats-show", "[dp]", 0, 1,
-                             dpif_xdp_unixctl_stats_show, NULL);
+                             dpif_xdp_unixctl_show,
+                             CONST_CAST(struct show_command *, &stats_show));
 }
