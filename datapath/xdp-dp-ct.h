@@ -39,6 +39,9 @@
 #define XDP_ICMP6_ECHO_REQUEST 128
 #define XDP_ICMP6_ECHO_REPLY 129
 
+/* In xdp_dp_ct_lookup__()'s result: the ct() applies NAT. */
+#define XDP_DP_CT_LOOKUP_NAT (1 << 30)
+
 /* Fills '*ck' with the cache key of the packet in 'ctx' (key 'key', headers
  * at 'info') in conntrack zone 'zone'.  Returns 0, or -1 for a packet that
  * lib/conntrack.c must see itself. */
@@ -125,7 +128,8 @@ ct_tuple(struct xdp_md *ctx, const struct xdp_flow_key *key,
  * its one XDP_DP_ACTION_CT, which no address or port rewrite precedes
  * (xdp-actions.c sees to both).  'key' has the ct_* fields of earlier
  * passes; 'ck' is room for the cache key.  Returns the cache entry's slot,
- * with its counters bumped, or -1 if lib/conntrack.c must run this ct().
+ * with its counters bumped, plus XDP_DP_CT_LOOKUP_NAT if the ct() applies
+ * the entry's NAT, or -1 if lib/conntrack.c must run this ct().
  *
  * A global function, so that the verifier checks it once on its own,
  * not on each path that reaches it.  (Measured on Linux 6.18, the
@@ -189,7 +193,9 @@ xdp_dp_ct_lookup__(struct xdp_md *ctx, const struct xdp_flow *flow,
         __sync_fetch_and_add(&st->n_bytes, ctx->data_end - ctx->data);
         st->used = bpf_ktime_get_coarse_ns();
     }
-    return slot & XDP_DP_PKT_CT_SLOT_MASK;
+    return ((slot & XDP_DP_PKT_CT_SLOT_MASK)
+            | (a->ct.flags & XDP_DP_CT_F_NAT && e->nat_state
+               ? XDP_DP_CT_LOOKUP_NAT : 0));
 }
 
 /* Gives the key of a pass after a ct() in XDP the conntrack fields of

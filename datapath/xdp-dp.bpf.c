@@ -861,9 +861,16 @@ do_recirc(const struct xdp_flow *flow, __u32 i, struct pkt_md *md,
 }
 
 /* Runs 'flow''s actions on the packet in 'ctx', whose metadata is 'md' and
- * key 'buf->key'; a ct() among them uses the connection cache entry 'cte',
- * of slot 'ct_slot', that dp_pass() found.  Returns the XDP verdict, or
- * RECIRCULATE with 'md' set up for the next pass.
+ * key 'buf->key'; a ct() among them gives the packet 'ct' (struct pkt_md's
+ * 'ct', or 0 if the flow has none), whose NAT, if any, is the connection
+ * cache entry 'cte''s.  Returns the XDP verdict, or RECIRCULATE with 'md'
+ * set up for the next pass.
+ *
+ * The NAT of a ct() is applied before the actions, not at the ct()'s
+ * place among them: no action before a ct() may touch the addresses or
+ * ports (xdp-actions.c), so the packet comes out the same, and the
+ * verifier sees the rewrite once, not at each step of the loop (where,
+ * in some compiled programs, it took the verifier past its limit).
  *
  * The actions only read 'md' until they recirculate, which ends them:
  * xdp_dp_main() reads 'md' after its first pass, so the verifier would
@@ -871,13 +878,21 @@ do_recirc(const struct xdp_flow *flow, __u32 i, struct pkt_md *md,
  * earlier actions wrote there. */
 static __always_inline int
 execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
-        struct pass_buf *buf, const struct xdp_dp_ct_entry *cte,
-        __u32 ct_slot)
+        struct pass_buf *buf, const struct xdp_dp_ct_entry *cte, __u32 ct)
 {
     const struct xdp_flow_key *key = &buf->key;
     struct l4_csum_diff diff = md->diff;
     __u32 n = flow->n_actions;
-    __u32 ct = 0;
+
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && cte
+        && ct & XDP_DP_PKT_CT_F_NAT) {
+        if (do_set_ipv4(ctx, &cte->nat_ip, key, &diff)
+            || (cte->nat_l4.type
+                && do_set_l4_ports(ctx, &cte->nat_l4, key, &diff))) {
+            COUNT(n_tx_error, 1);
+            return XDP_DROP;
+        }
+    }
 
     for (__u32 i = 0; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
         const struct xdp_dp_action *a = &flow->actions[i];
@@ -929,18 +944,8 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             error = -1;
             break;
         case XDP_DP_ACTION_CT:
-            if (!HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) || !cte) {
-                error = -1;
-                break;
-            }
-            ct = (ct_slot + 1) & XDP_DP_PKT_CT_SLOT_MASK;
-            if (a->ct.flags & XDP_DP_CT_F_NAT && cte->nat_state) {
-                error = do_set_ipv4(ctx, &cte->nat_ip, key, &diff);
-                if (!error && cte->nat_l4.type) {
-                    error = do_set_l4_ports(ctx, &cte->nat_l4, key, &diff);
-                }
-                ct |= XDP_DP_PKT_CT_F_NAT;
-            }
+            /* Its NAT is done, above. */
+            error = HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && cte ? 0 : -1;
             break;
         default:
             error = -1;
@@ -1087,7 +1092,7 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
      * as the flow found it (through the one upcall below: each upcall is
      * a lot of code for the verifier). */
     const struct xdp_dp_ct_entry *cte = NULL;
-    __u32 ct_slot = 0;
+    __u32 ct_slot = 0, ct_md = 0;
     if (!slow && HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT))
         && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CT)) {
         if (!all_l4 && xdp_parse_l4_pending(key, info)) {
@@ -1097,7 +1102,9 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
                                     (struct xdp_dp_ct_key *) buf->tmp.ck);
         if (ct >= 0) {
             /* Again: a global function returns no pointer. */
-            ct_slot = ct;
+            ct_slot = ct & XDP_DP_PKT_CT_SLOT_MASK;
+            ct_md = (((ct_slot + 1) & XDP_DP_PKT_CT_SLOT_MASK)
+                     | (ct & XDP_DP_CT_LOOKUP_NAT ? XDP_DP_PKT_CT_F_NAT : 0));
             cte = bpf_map_lookup_elem(&xdp_dp_ct_entries, &ct_slot);
         }
         if (cte) {
@@ -1125,7 +1132,7 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
             __sync_fetch_and_or(&stats->tcp_flags, bpf_ntohs(key->tcp_flags));
         }
     }
-    return execute(ctx, flow, md, buf, cte, ct_slot);
+    return execute(ctx, flow, md, buf, cte, cte ? ct_md : 0);
 }
 
 /* dp_pass() for the passes after a recirculation: a global BPF function,
