@@ -11,7 +11,8 @@ datapath_bpf_headers = \
 	datapath/xdp-dp-classify.h \
 	datapath/xdp-dp-ct.h \
 	datapath/xdp-dp-maps.h \
-	datapath/xdp-dp-parse.h
+	datapath/xdp-dp-parse.h \
+	datapath/xdp-dp-police.h
 
 datapath_bpf_sources = \
 	datapath/xdp-dp.bpf.c \

@@ -135,6 +135,15 @@ struct {
     __type(value, struct xdp_dp_upcall_budget);
 } xdp_dp_upcall_budget SEC(".maps");
 
+/* Ingress policers, indexed by datapath port number; only ports flagged
+ * XDP_DP_IN_PORT_F_POLICED in xdp_dp_in_ports look theirs up. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, XDP_DP_MAX_PORTS);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_policer);
+} xdp_dp_policers SEC(".maps");
+
 /* Upcalls to ovs-vswitchd: one perf ring per CPU. */
 struct {
     __uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);

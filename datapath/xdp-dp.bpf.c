@@ -58,6 +58,7 @@
 #include "xdp-dp-maps.h"
 #include "xdp-dp-parse.h"
 #include "xdp-dp-classify.h"
+#include "xdp-dp-police.h"
 
 #define ETH_P_8021Q_BE bpf_htons(0x8100)
 #define ETH_P_8021AD_BE bpf_htons(0x88a8)
@@ -1163,6 +1164,10 @@ xdp_dp_main(struct xdp_md *ctx)
     }
     md.in_port = *port_no & XDP_DP_IN_PORT_MASK;
     md.skb_only = *port_no & XDP_DP_IN_PORT_F_GENERIC;
+    if (*port_no & XDP_DP_IN_PORT_F_POLICED && !police(ctx, md.in_port)) {
+        COUNT(n_policed, 1);
+        return XDP_DROP;
+    }
     buf = bpf_map_lookup_elem(&xdp_dp_pass_buf, &zero);
     if (!buf) {
         return XDP_PASS;

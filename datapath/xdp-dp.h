@@ -35,9 +35,10 @@
  * (XDP_FLOW_F_SLOW_PATH): its packets are counted and handed to
  * ovs-vswitchd, which executes its actions with odp_execute_actions(). */
 
+#include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 9
+#define XDP_DP_ABI_VERSION 10
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -276,6 +277,40 @@ struct xdp_dp_port {
 #define XDP_DP_IN_PORT_MASK 0x00ffffffu
 #define XDP_DP_IN_PORT_F_GENERIC (1u << 31)
 
+/* XDP_DP_IN_PORT_F_POLICED: the port has an ingress policer (its
+ * Interface's ingress_policing_rate or _kpkts_rate), in xdp_dp_policers at
+ * its port number; see struct xdp_dp_policer. */
+#define XDP_DP_IN_PORT_F_POLICED (1u << 30)
+
+/* An ingress policer: a token bucket that every frame arriving on its port
+ * must pass before the flow table sees it, as the kernel's tc policer that
+ * OVS installs for ingress_policing_rate passes or drops the frame before
+ * the kernel datapath sees it.  Credit is kept, as the kernel's act_police
+ * keeps it, in nanoseconds of transmission time at the configured rate:
+ * it grows with the time elapsed, up to the burst, and a frame of L bytes
+ * costs L * 8e6 / kbits_rate ns.  A packet rate (kpkts_rate) is a second
+ * bucket in the same units, a packet costing 'pkt_cost_ns'; a frame passes
+ * only if every configured bucket has its cost, and only then is it taken
+ * from them.  One policer serves all CPUs, under its spin lock, so the
+ * limit holds however the device spreads flows over CPUs.  Userspace
+ * writes the configuration (the credit fields zero: the first frame finds
+ * a full bucket); the program moves the rest. */
+struct xdp_dp_policer {
+    struct bpf_spin_lock lock;  /* Taken by the program for the fields
+                                 * below that it changes. */
+    __u32 kbits_rate;           /* Rate in kbit/s, or 0: no byte limit. */
+    __u64 byte_burst_ns;        /* Burst, as time at 'kbits_rate'. */
+    __u64 pkt_cost_ns;          /* Time one packet costs, or 0: no packet
+                                 * limit. */
+    __u64 pkt_burst_ns;         /* Burst of the packet bucket. */
+    __u64 byte_credit_ns;       /* Credit of the byte bucket. */
+    __u64 pkt_credit_ns;        /* Credit of the packet bucket. */
+    __u64 last_ns;              /* bpf_ktime_get_ns() of the last frame. */
+    __u64 n_passed;             /* Frames that passed. */
+    __u64 n_dropped;            /* Frames dropped. */
+    __u64 n_dropped_bytes;      /* Bytes of the frames dropped. */
+};
+
 /* Datapath counters, per CPU.  Only the programs move them (the XDP
  * program and its TC half), never ovs-vswitchd: they are the proof of
  * what was switched where.  A packet is counted as switched in XDP
@@ -314,6 +349,8 @@ struct xdp_dp_stats {
                                  * the cache, or a packet that lib/conntrack
                                  * must see): the packet went up as a
                                  * slow-path hit. */
+    __u64 n_policed;            /* Frames dropped by their ingress port's
+                                 * policer (struct xdp_dp_policer). */
     __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
                                          * to rank subtables. */
 };

@@ -10,6 +10,7 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/dpif-xdp-ctcache.c \
 	ofproto-xdp/dpif-xdp-flow.c \
 	ofproto-xdp/dpif-xdp-gso.c \
+	ofproto-xdp/dpif-xdp-police.c \
 	ofproto-xdp/dpif-xdp-port.c \
 	ofproto-xdp/dpif-xdp-private.h \
 	ofproto-xdp/dpif-xdp-stats.c \
@@ -28,6 +29,8 @@ dist_man_MANS += ofproto-xdp/ovs-vswitchd-xdp.8
 
 sbin_PROGRAMS += ofproto-xdp/ovs-vswitchd-xdp
 ofproto_xdp_ovs_vswitchd_xdp_SOURCES = ofproto-xdp/ovs-vswitchd-xdp.c
+# Ingress policing on xdp ports: see ovs-vswitchd-xdp.c.
+ofproto_xdp_ovs_vswitchd_xdp_LDFLAGS = -Wl,--wrap=netdev_set_policing
 ofproto_xdp_ovs_vswitchd_xdp_LDADD = \
 	ofproto-xdp/libovsxdp.la \
 	$(OVS_VSWITCHD_OBJS) \

@@ -216,6 +216,33 @@ port_attached_as(const struct dp_xdp_port *port, enum xdp_attach_mode mode)
     }
 }
 
+/* The value of 'port''s entry in xdp_dp_in_ports: its number and flags,
+ * with XDP_DP_IN_PORT_F_GENERIC unless 'native'. */
+static uint32_t
+port_in_value(const struct dp_xdp_port *port, bool native)
+{
+    return (odp_to_u32(port->port_no)
+            | (native ? 0 : XDP_DP_IN_PORT_F_GENERIC)
+            | (dp_xdp_police_is_set(&port->police)
+               ? XDP_DP_IN_PORT_F_POLICED : 0));
+}
+
+/* Writes the entry of attached 'port' in xdp_dp_in_ports again, for a
+ * change of its flags.  Returns 0 or a positive errno. */
+int
+dp_xdp_port_write_in_value(struct dp_xdp *dp, const struct dp_xdp_port *port)
+    OVS_REQUIRES(dp->port_mutex)
+{
+    uint32_t value = port_in_value(port, port->att.native);
+    uint32_t xdp_ifindex = port->xdp_ifindex;
+
+    if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
+                            &xdp_ifindex, &value, BPF_EXIST)) {
+        return errno;
+    }
+    return 0;
+}
+
 /* Tells the program about 'port' and attaches it there. */
 static int
 attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
@@ -242,7 +269,13 @@ attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
         ds_put_cstr(&port->mode_why, "the device could not be inspected: "
                     "native if the driver has it");
     }
-    in_value = port_no | XDP_DP_IN_PORT_F_GENERIC;
+    in_value = port_in_value(port, false);
+    error = dp_xdp_police_write(dp, port);
+    if (error) {
+        VLOG_WARN("%s: port %s: cannot write its ingress policer (%s)",
+                  dp->name, dev, ovs_strerror(error));
+        return error;
+    }
     if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
                             &port_no, &value, BPF_ANY)
         || bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_tx_ports),
@@ -265,7 +298,7 @@ attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
         return error;
     }
     if (port->att.native) {
-        in_value = port_no;
+        in_value = port_in_value(port, true);
         if (bpf_map_update_elem(in_fd, &xdp_ifindex, &in_value, BPF_ANY)) {
             VLOG_WARN("%s: port %s: cannot mark it native in the XDP "
                       "program's maps (%s): its outputs take the TC path",

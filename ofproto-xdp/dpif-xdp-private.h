@@ -49,6 +49,16 @@ struct perf_buffer;
 struct dp_xdp_compiler;
 
 /* A port of a datapath. */
+/* A port's ingress policing, as the Interface's ingress_policing_* columns
+ * give it (bursts with netdev-linux's defaults filled in); all zero for
+ * none.  See dpif-xdp-police.c. */
+struct dp_xdp_police_cfg {
+    uint32_t kbits_rate;        /* kbit/s, or 0 for no byte limit. */
+    uint32_t kbits_burst;       /* kbit (of 1024 bits). */
+    uint32_t kpkts_rate;        /* kpkt/s, or 0 for no packet limit. */
+    uint32_t kpkts_burst;       /* kpkt. */
+};
+
 struct dp_xdp_port {
     struct hmap_node node;      /* In 'struct dp_xdp''s 'ports'. */
     odp_port_t port_no;         /* Datapath port number. */
@@ -74,6 +84,7 @@ struct dp_xdp_port {
                                  * its device was last checked. */
     struct netdev_saved_flags *sf;  /* Flags to restore (promiscuous mode)
                                      * when the port goes. */
+    struct dp_xdp_police_cfg police;    /* Ingress policing. */
 };
 
 /* A subtable: a distinct megaflow mask in use. */
@@ -263,6 +274,14 @@ int dpif_xdp_port_add(struct dpif *, struct netdev *, odp_port_t *port_nop);
 int dpif_xdp_port_del(struct dpif *, odp_port_t);
 int dpif_xdp_port_set_config(struct dpif *, odp_port_t, const struct smap *);
 struct netdev *dp_xdp_port_netdev_ref(struct dp_xdp *, odp_port_t);
+int dp_xdp_port_write_in_value(struct dp_xdp *dp, const struct dp_xdp_port *)
+    OVS_REQUIRES(dp->port_mutex);
+
+/* dpif-xdp-police.c */
+bool dp_xdp_police_is_set(const struct dp_xdp_police_cfg *);
+int dp_xdp_police_write(struct dp_xdp *dp, const struct dp_xdp_port *)
+    OVS_REQUIRES(dp->port_mutex);
+void dp_xdp_police_format(struct dp_xdp *, struct ds *);
 
 /* dpif-xdp-flow.c */
 int dp_xdp_flow_init(struct dp_xdp *);

@@ -131,6 +131,7 @@ format_stats(struct dp_xdp *dp, void *s_)
     put_counter(s, "xdp-fallback", x.n_fallback);
     put_counter(s, "xdp-ct-hit", x.n_ct_hit);
     put_counter(s, "xdp-ct-miss", x.n_ct_miss);
+    put_counter(s, "xdp-policed", x.n_policed);
 
     /* Moved only by the TC half. */
     put_counter(s, "tc-redirected", x.n_tc_redirected);
@@ -156,15 +157,27 @@ format_ctcache(struct dp_xdp *dp, void *s_)
     dp_xdp_ctcache_format(dp->ctcache, s, true);
 }
 
+/* The ports' ingress policers, with what the program counted in each. */
+static void
+format_policing(struct dp_xdp *dp, void *s_)
+{
+    struct ds *s = s_;
+
+    ds_put_format(s, "%s:\n", dp->name);
+    dp_xdp_police_format(dp, s);
+}
+
 /* A "show" command: what it formats of one datapath. */
 struct show_command {
     void (*format)(struct dp_xdp *, void *ds);
 };
 static const struct show_command stats_show = { format_stats };
 static const struct show_command ct_cache_show = { format_ctcache };
+static const struct show_command policing_show = { format_policing };
 
-/* ovs-appctl dpif-xdp/stats-show [DP] and dpif-xdp/ct-cache-show [DP]:
- * 'cmd_' (a 'struct show_command') of each datapath, or of DP. */
+/* ovs-appctl dpif-xdp/stats-show [DP], dpif-xdp/ct-cache-show [DP] and
+ * dpif-xdp/policing-show [DP]: 'cmd_' (a 'struct show_command') of each
+ * datapath, or of DP. */
 static void
 dpif_xdp_unixctl_show(struct unixctl_conn *conn, int argc,
                       const char *argv[], void *cmd_)
@@ -187,6 +200,10 @@ dp_xdp_stats_register_commands(void)
                              dpif_xdp_unixctl_show,
                              CONST_CAST(struct show_command *,
                                         &ct_cache_show));
+    unixctl_command_register("dpif-xdp/policing-show", "[dp]", 0, 1,
+                             dpif_xdp_unixctl_show,
+                             CONST_CAST(struct show_command *,
+                                        &policing_show));
     unixctl_command_register("dpif-xdp/stats-show", "[dp]", 0, 1,
                              dpif_xdp_unixctl_show,
                              CONST_CAST(struct show_command *, &stats_show));

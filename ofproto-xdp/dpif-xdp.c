@@ -263,6 +263,9 @@ dpif_xdp_unixctl_maps_show(struct unixctl_conn *conn, int argc,
         xdp_map_format(&s, "xdp_dp_tx_ports",
                    bpf_map__fd(skel->maps.xdp_dp_tx_ports),
                        n_attached, "written per element on port changes");
+        xdp_map_format(&s, "xdp_dp_policers",
+                   bpf_map__fd(skel->maps.xdp_dp_policers), -1,
+                       "written per port on policing changes");
         dp_xdp_flow_format_maps(dp, &s);
         xdp_map_format(&s, "xdp_dp_stats",
                    bpf_map__fd(skel->maps.xdp_dp_stats), -1,

@@ -25,6 +25,15 @@
  * datapath_type=xdp on a bridge and opens one backer datapath, "ovs-xdp",
  * for all such bridges. */
 
+#include <stdbool.h>
+#include <stdint.h>
+
+struct netdev;
+
 extern const struct dpif_class dpif_xdp_class;
+
+bool dpif_xdp_set_policing(struct netdev *, uint32_t kbits_rate,
+                           uint32_t kbits_burst, uint32_t kpkts_rate,
+                           uint32_t kpkts_burst, int *errorp);
 
 #endif /* dpif-xdp.h */

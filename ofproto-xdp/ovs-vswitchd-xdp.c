@@ -26,6 +26,7 @@
 #include <config.h>
 
 #include "dpif-provider.h"
+#include "netdev.h"
 #include "ofproto-xdp/dpif-xdp.h"
 #include "util.h"
 
@@ -36,4 +37,33 @@ OVS_CONSTRUCTOR(ovs_vswitchd_xdp_register)
     if (error) {
         ovs_fatal(error, "cannot register the xdp datapath provider");
     }
+}
+
+/* Ingress policing.  bridge.c calls netdev_set_policing() for every
+ * Interface, and for a port of an xdp datapath netdev-linux's tc policer
+ * is the wrong place (see ofproto-xdp/dpif-xdp-police.c).  OVS offers no
+ * hook there either, so this program is linked with
+ * -Wl,--wrap=netdev_set_policing: bridge.c's calls land here, and the xdp
+ * datapath takes those that are its ports' before OVS's own function
+ * sees the rest. */
+int __real_netdev_set_policing(struct netdev *, uint32_t kbits_rate,
+                               uint32_t kbits_burst, uint32_t kpkts_rate,
+                               uint32_t kpkts_burst);
+int __wrap_netdev_set_policing(struct netdev *, uint32_t kbits_rate,
+                               uint32_t kbits_burst, uint32_t kpkts_rate,
+                               uint32_t kpkts_burst);
+
+int
+__wrap_netdev_set_policing(struct netdev *netdev, uint32_t kbits_rate,
+                           uint32_t kbits_burst, uint32_t kpkts_rate,
+                           uint32_t kpkts_burst)
+{
+    int error;
+
+    if (dpif_xdp_set_policing(netdev, kbits_rate, kbits_burst, kpkts_rate,
+                              kpkts_burst, &error)) {
+        return error;
+    }
+    return __real_netdev_set_policing(netdev, kbits_rate, kbits_burst,
+                                      kpkts_rate, kpkts_burst);
 }

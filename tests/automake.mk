@@ -35,6 +35,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-recirc.at \
 	tests/system-conntrack.at \
 	tests/system-ctcache.at \
+	tests/system-police.at \
 	tests/system-ovn.at
 
 TESTSUITE = tests/testsuite
