@@ -14,6 +14,7 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/dpif-xdp-port.c \
 	ofproto-xdp/dpif-xdp-private.h \
 	ofproto-xdp/dpif-xdp-stats.c \
+	ofproto-xdp/dpif-xdp-tnl.c \
 	ofproto-xdp/dpif-xdp-uflow.c \
 	ofproto-xdp/dpif-xdp-upcall.c \
 	ofproto-xdp/internal-port.c \
@@ -29,8 +30,11 @@ dist_man_MANS += ofproto-xdp/ovs-vswitchd-xdp.8
 
 sbin_PROGRAMS += ofproto-xdp/ovs-vswitchd-xdp
 ofproto_xdp_ovs_vswitchd_xdp_SOURCES = ofproto-xdp/ovs-vswitchd-xdp.c
-# Ingress policing on xdp ports: see ovs-vswitchd-xdp.c.
-ofproto_xdp_ovs_vswitchd_xdp_LDFLAGS = -Wl,--wrap=netdev_set_policing
+# Ingress policing and native tunneling on xdp bridges: see
+# ovs-vswitchd-xdp.c.
+ofproto_xdp_ovs_vswitchd_xdp_LDFLAGS = \
+	-Wl,--wrap=netdev_set_policing \
+	-Wl,--wrap=dpif_supports_tnl_push_pop
 ofproto_xdp_ovs_vswitchd_xdp_LDADD = \
 	ofproto-xdp/libovsxdp.la \
 	$(OVS_VSWITCHD_OBJS) \

@@ -206,11 +206,14 @@ dpif_xdp_set_policing(struct netdev *netdev, uint32_t kbits_rate,
         },
     };
 
-    if (!dpif_type || strcmp(dpif_type, "xdp")) {
+    if (!dpif_type || strcmp(dpif_type, "xdp")
+        || netdev_get_tunnel_config(netdev)) {
+        /* Not ours, or a tunnel port, which receives nothing itself and
+         * which no datapath polices (netdev-vport has no set_policing). */
         return false;
     }
     dp_xdp_foreach(NULL, set_policing_cb, &aux);
-    if (!aux.found) {
+    if (!aux.found && dp_xdp_police_is_set(&aux.cfg)) {
         /* An xdp netdev that no datapath has as a port: it was one, and
          * was removed.  The tc policer could not work either (see the
          * top of the file), so say so rather than pretend. */

@@ -45,6 +45,7 @@
 #include "hash.h"
 #include "maps/pin.h"
 #include "netdev.h"
+#include "netdev-vport.h"
 #include "odp-util.h"
 #include "ofproto-xdp/internal-port.h"
 #include "openvswitch/dynamic-string.h"
@@ -364,6 +365,22 @@ dp_xdp_port_setup(struct dp_xdp *dp, struct dp_xdp_port *port)
     const char *type = port->type;
     int error;
 
+    if (netdev_get_tunnel_config(port->netdev)) {
+        /* A tunnel port (vxlan_sys_4789 and the like) is no device: as in
+         * dpif-netdev, ofproto's native tunneling gives its flows
+         * tnl_push() and tnl_pop() actions, which run on the underlay's
+         * ports, and nothing is ever sent on or received from the tunnel
+         * port itself. */
+        if (!netdev_has_tunnel_push_pop(port->netdev)) {
+            VLOG_WARN("%s: cannot add port %s: %s tunnels have no "
+                      "userspace encapsulation", dp->name, name, type);
+            return EOPNOTSUPP;
+        }
+        port->ifindex = -1;
+        port->tx_mode = XDP_DP_TX_NONE;
+        return 0;
+    }
+
     if (!strcmp(type, "internal")) {
         error = setup_internal_port(dp, port, name);
         if (error) {
@@ -467,11 +484,16 @@ dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
                   odp_port_t *port_nop)
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
-    const char *name = netdev_get_name(netdev);
+    char namebuf[NETDEV_VPORT_NAME_BUFSIZE];
+    const char *name;
     struct dp_xdp_port *port;
     odp_port_t port_no;
     int error = 0;
 
+    /* A tunnel port has a name of its own in the datapath, one for all
+     * ports of its type and UDP port ("vxlan_sys_4789"), under which
+     * ofproto looks it up; others keep the device's name. */
+    name = netdev_vport_get_dpif_port(netdev, namebuf, sizeof namebuf);
     ovs_mutex_lock(&dp->port_mutex);
     if (dp_xdp_lookup_port_by_name(dp, name)) {
         error = EEXIST;
@@ -501,7 +523,18 @@ dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
 
     port = xzalloc(sizeof *port);
     port->port_no = port_no;
-    port->netdev = netdev_ref(netdev);
+    if (strcmp(name, netdev_get_name(netdev))) {
+        /* The tunnel port's own netdev, of the datapath's name, as
+         * dpif-netdev opens it (netdev-vport reads the UDP port back from
+         * the name). */
+        error = netdev_open(name, netdev_get_type(netdev), &port->netdev);
+        if (error) {
+            free(port);
+            goto out;
+        }
+    } else {
+        port->netdev = netdev_ref(netdev);
+    }
     port->type = xstrdup(netdev_get_type(netdev));
     port->att.link_fd = -1;
     port->netdev_seq = netdev_get_change_seq(netdev);
@@ -520,6 +553,9 @@ dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
                   odp_to_u32(port_no), port->ifindex,
                   port->att.native ? "native" : "generic",
                   dp_xdp_tx_mode_to_string(port->tx_mode));
+    } else if (netdev_get_tunnel_config(port->netdev)) {
+        VLOG_INFO("%s: added tunnel port %s as port %"PRIu32, dp->name,
+                  name, odp_to_u32(port_no));
     } else {
         VLOG_INFO("%s: added port %s as port %"PRIu32" (not a kernel "
                   "device: no XDP)", dp->name, name, odp_to_u32(port_no));
@@ -720,6 +756,24 @@ dp_xdp_port_netdev_ref(struct dp_xdp *dp, odp_port_t port_no)
     port = dp_xdp_lookup_port(dp, port_no);
     if (port) {
         netdev = netdev_ref(port->tx_netdev);
+    }
+    ovs_mutex_unlock(&dp->port_mutex);
+    return netdev;
+}
+
+/* Returns a reference to the netdev of tunnel port 'port_no', whose
+ * class pushes and pops its headers, or NULL if 'port_no' is not a tunnel
+ * port.  The caller closes it. */
+struct netdev *
+dp_xdp_port_tnl_netdev_ref(struct dp_xdp *dp, odp_port_t port_no)
+{
+    struct netdev *netdev = NULL;
+    struct dp_xdp_port *port;
+
+    ovs_mutex_lock(&dp->port_mutex);
+    port = dp_xdp_lookup_port(dp, port_no);
+    if (port && netdev_get_tunnel_config(port->netdev)) {
+        netdev = netdev_ref(port->netdev);
     }
     ovs_mutex_unlock(&dp->port_mutex);
     return netdev;

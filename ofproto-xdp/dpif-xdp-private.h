@@ -249,6 +249,9 @@ struct dp_xdp {
     struct conntrack *conntrack;
     struct dp_xdp_ctcache *ctcache;
 
+    /* Native tunneling (dpif_xdp_run()), main thread only. */
+    uint64_t last_tnl_conf_seq; /* tnl_conf_seq when last seen. */
+
     /* The flow-table compiler (dpif-xdp-compile.c). */
     struct dp_xdp_compiler *compiler;
     uint32_t live_action_bits OVS_GUARDED;  /* Actions the running program
@@ -276,6 +279,14 @@ int dpif_xdp_port_set_config(struct dpif *, odp_port_t, const struct smap *);
 struct netdev *dp_xdp_port_netdev_ref(struct dp_xdp *, odp_port_t);
 int dp_xdp_port_write_in_value(struct dp_xdp *dp, const struct dp_xdp_port *)
     OVS_REQUIRES(dp->port_mutex);
+struct netdev *dp_xdp_port_tnl_netdev_ref(struct dp_xdp *, odp_port_t);
+
+/* dpif-xdp-tnl.c */
+void dp_xdp_tnl_push(struct dp_xdp *, struct dp_packet_batch *,
+                     const struct nlattr *, uint32_t gso_size);
+bool dp_xdp_tnl_pop(struct dp_xdp *, struct dp_packet_batch *,
+                    const struct nlattr *, bool should_steal,
+                    struct dp_packet_batch *out);
 
 /* dpif-xdp-police.c */
 bool dp_xdp_police_is_set(const struct dp_xdp_police_cfg *);

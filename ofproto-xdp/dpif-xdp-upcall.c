@@ -662,30 +662,45 @@ execute_uspace_hit(struct dp_xdp *dp, struct dp_packet *packet,
     return true;
 }
 
+/* Whether a packet that ran 'ctx''s actions may be looked up again;
+ * if not, drops 'batch' (taking its packets if 'should_steal'). */
+static bool
+may_recirculate(struct dp_xdp_execute_ctx *ctx, struct dp_packet_batch *batch,
+                bool should_steal)
+{
+    if (ctx->depth >= DP_XDP_MAX_RECIRC_DEPTH) {
+        COVERAGE_INC(xdp_recirc_too_deep);
+        VLOG_WARN_RL(&rl, "%s: packet recirculated %d times, dropped",
+                     ctx->dp->name, ctx->depth);
+        dp_packet_delete_batch(batch, should_steal);
+        return false;
+    }
+    return true;
+}
+
 /* The recirc action, for packets whose actions run in ovs-vswitchd (the
  * XDP program recirculates its own): looks each packet up again with its
- * new recirculation id, as the kernel datapath does with the packets that
- * userspace executes, and runs the flow it hits; a packet that misses
- * becomes a DPIF_UC_MISS upcall with its metadata in the key, so that
- * ofproto translates the next stage of its pipeline. */
+ * new recirculation id ('recirc_id', or the one in its metadata if
+ * UINT32_MAX), as the kernel datapath does with the packets that userspace
+ * executes, and runs the flow it hits; a packet that misses becomes a
+ * DPIF_UC_MISS upcall with its metadata in the key, so that ofproto
+ * translates the next stage of its pipeline. */
 static void
 execute_recirc(struct dp_xdp_execute_ctx *ctx, struct dp_packet_batch *batch,
                uint32_t recirc_id, bool should_steal)
 {
     struct dp_packet *packet;
 
-    if (ctx->depth >= DP_XDP_MAX_RECIRC_DEPTH) {
-        COVERAGE_INC(xdp_recirc_too_deep);
-        VLOG_WARN_RL(&rl, "%s: packet recirculated %d times, dropped",
-                     ctx->dp->name, ctx->depth);
-        dp_packet_delete_batch(batch, should_steal);
+    if (!may_recirculate(ctx, batch, should_steal)) {
         return;
     }
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
         struct dp_packet *p = should_steal ? packet : dp_packet_clone(packet);
         struct flow flow;
 
-        p->md.recirc_id = recirc_id;
+        if (recirc_id != UINT32_MAX) {
+            p->md.recirc_id = recirc_id;
+        }
         flow_extract(p, &flow);
         if (!execute_uspace_hit(ctx->dp, p, &flow, ctx->depth + 1,
                                 ctx->gso_size)) {
@@ -740,10 +755,30 @@ dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *batch,
         }
         return;
     }
+    if (type == OVS_ACTION_ATTR_TUNNEL_PUSH) {
+        if (should_steal) {
+            /* The last action: nothing would see the result. */
+            dp_packet_delete_batch(batch, true);
+        } else {
+            dp_xdp_tnl_push(ctx->dp, batch, a, ctx->gso_size);
+        }
+        return;
+    }
+    if (type == OVS_ACTION_ATTR_TUNNEL_POP) {
+        struct dp_packet_batch popped;
+
+        if (may_recirculate(ctx, batch, should_steal)
+            && dp_xdp_tnl_pop(ctx->dp, batch, a, should_steal, &popped)) {
+            /* Looked up again, with the recirculation id that the pop
+             * reset (0) and the tunnel port as input port. */
+            execute_recirc(ctx, &popped, UINT32_MAX, true);
+        }
+        return;
+    }
 
     /* odp_execute_actions() runs every action it can by itself and calls
-     * here only for those that need a datapath: those above and meter,
-     * lb_output, tunnel push and pop. */
+     * here only for those that need a datapath: those above and meter and
+     * lb_output. */
     COVERAGE_INC(xdp_execute_unsupported);
     VLOG_WARN_RL(&rl, "%s: ODP action type %d is not supported yet; "
                  "packet dropped", ctx->dp->name, (int) type);

@@ -62,6 +62,8 @@
 #include "smap.h"
 #include "sset.h"
 #include "timeval.h"
+#include "tnl-neigh-cache.h"
+#include "tnl-ports.h"
 #include "unixctl.h"
 #include "util.h"
 
@@ -337,11 +339,15 @@ dp_xdp_load(struct dp_xdp *dp)
 /* Keeps the program's VLAN limit equal to ovs-vswitchd's, removes ports
  * whose devices went away, and removes the links that an earlier
  * ovs-vswitchd pinned for ports that nobody has added back since the
- * restart. */
+ * restart.  Runs native tunneling's neighbour cache and port map, as
+ * dpif-netdev does, and returns true when their configuration changed, so
+ * that ofproto revalidates the flows that could not reach a tunnel's
+ * next hop before it was learnt. */
 static bool
 dpif_xdp_run(struct dpif *dpif)
 {
     struct dp_xdp *dp = get_dp_xdp(dpif);
+    uint64_t tnl_seq;
 
     /* The program pulls as many VLAN tags as flow_extract() does. */
     if (dp->skel->data->xdp_parse_vlan_limit != flow_vlan_limit) {
@@ -366,7 +372,23 @@ dpif_xdp_run(struct dpif *dpif)
         dp->n_stale_links = 0;
     }
     ovs_mutex_unlock(&dp->port_mutex);
+
+    tnl_neigh_cache_run();
+    tnl_port_map_run();
+    tnl_seq = seq_read(tnl_conf_seq);
+    if (dp->last_tnl_conf_seq != tnl_seq) {
+        dp->last_tnl_conf_seq = tnl_seq;
+        return true;
+    }
     return false;
+}
+
+static void
+dpif_xdp_wait(struct dpif *dpif)
+{
+    struct dp_xdp *dp = get_dp_xdp(dpif);
+
+    seq_wait(tnl_conf_seq, dp->last_tnl_conf_seq);
 }
 
 void
@@ -966,6 +988,7 @@ const struct dpif_class dpif_xdp_class = {
     .close = dpif_xdp_close,
     .destroy = dpif_xdp_destroy,
     .run = dpif_xdp_run,
+    .wait = dpif_xdp_wait,
     .get_stats = dpif_xdp_get_stats,
     .set_features = dpif_xdp_set_features,
     .set_config = dpif_xdp_set_config,

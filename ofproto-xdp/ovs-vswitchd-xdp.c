@@ -25,6 +25,9 @@
 
 #include <config.h>
 
+#include <string.h>
+
+#include "dpif.h"
 #include "dpif-provider.h"
 #include "netdev.h"
 #include "ofproto-xdp/dpif-xdp.h"
@@ -66,4 +69,21 @@ __wrap_netdev_set_policing(struct netdev *netdev, uint32_t kbits_rate,
     }
     return __real_netdev_set_policing(netdev, kbits_rate, kbits_burst,
                                       kpkts_rate, kpkts_burst);
+}
+
+/* Native tunneling (Documentation/howto/userspace-tunneling.rst in the OVS
+ * tree): ofproto composes tnl_push() and tnl_pop() actions only for a
+ * datapath for which dpif_supports_tnl_push_pop() says yes, and OVS 3.1
+ * says yes for dpif-netdev alone.  Its one caller is ofproto-dpif's
+ * feature check, so this program is linked with
+ * -Wl,--wrap=dpif_supports_tnl_push_pop and answers yes for xdp too;
+ * dpif-xdp runs both actions (dpif-xdp-upcall.c). */
+bool __real_dpif_supports_tnl_push_pop(const struct dpif *);
+bool __wrap_dpif_supports_tnl_push_pop(const struct dpif *);
+
+bool
+__wrap_dpif_supports_tnl_push_pop(const struct dpif *dpif)
+{
+    return (!strcmp(dpif_type(dpif), dpif_xdp_class.type)
+            || __real_dpif_supports_tnl_push_pop(dpif));
 }

@@ -63,6 +63,8 @@ UPSTREAM_TESTS_DEPS = $(UPSTREAM_TESTSUITE) tests/bin/ovs-vswitchd \
 #     5  datapath - ping6 between two ports
 #     8  datapath - ping6 between two ports IPv6 later fragments
 #     9  datapath - ping6 between two ports with header modify (slow path)
+#    11  datapath - ping over vxlan tunnel
+#    13  datapath - ping over vxlan6 tunnel
 #    30  datapath - clone action (slow path, packet-ins)
 #    50  QoS - basic configuration
 #    51  conntrack - controller
@@ -76,6 +78,7 @@ UPSTREAM_TESTS_DEPS = $(UPSTREAM_TESTSUITE) tests/bin/ovs-vswitchd \
 #   108  conntrack - limit by zone
 #   115  conntrack - simple SNAT
 #   122  conntrack - simple DNAT
+#   162  layer3 - ping over VXLAN-GPE
 #   164  layer3 - use non-local port as tunnel endpoint
 #   167  interface - add delete add same interface
 #   168  interface - add route to br and verify clean-up
@@ -84,7 +87,7 @@ UPSTREAM_TESTS_DEPS = $(UPSTREAM_TESTSUITE) tests/bin/ovs-vswitchd \
 # system-userspace-testsuite (same files, same order), stable for a given
 # OVS release (3.1.0 here); check them again when the OVS tree changes.
 # (One line: utilities/quickstart.sh counts its words.)
-UPSTREAM_CI_TESTS = 1 2 5 8 9 30 50 51 53 54 55 57 59 73 75 108 115 122 164 167 168 170
+UPSTREAM_CI_TESTS = 1 2 5 8 9 11 13 30 50 51 53 54 55 57 59 73 75 108 115 122 162 164 167 168 170
 
 UPSTREAM_RUN = $(SHELL) '$(UPSTREAM_TESTSUITE)' -C tests \
 	AUTOTEST_PATH='$(AUTOTEST_PATH)' -j1

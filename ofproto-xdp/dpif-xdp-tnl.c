@@ -1,0 +1,155 @@
+/*
+ * Copyright (c) 2026 The ovs-xdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Native tunneling: the tnl_push() and tnl_pop() actions, run in
+ * ovs-vswitchd.
+ *
+ * Tunnels on an xdp bridge work as on OVS's userspace datapath
+ * (Documentation/howto/userspace-tunneling.rst in the OVS tree): a tunnel
+ * port (type vxlan, geneve, gre...) is no device, only a datapath port
+ * named after its type and UDP port ("vxlan_sys_4789"); ofproto resolves
+ * the underlay route (ovs-router) and next hop (tnl-neigh-cache, learnt
+ * from the ARP and ND that cross the bridges), builds the outer headers
+ * itself, and gives the datapath tnl_push(header, out_port) where a packet
+ * enters a tunnel, and tnl_pop(tunnel port) on the underlay bridge where a
+ * packet addressed to a tunnel endpoint arrives.  ovs-vswitchd-xdp says yes
+ * to dpif_supports_tnl_push_pop() for xdp (ovs-vswitchd-xdp.c), so ofproto
+ * composes them.
+ *
+ * Both actions run here with netdev-vport's own header code
+ * (lib/netdev-native-tnl.c, reached through netdev_push_header() and
+ * netdev_pop_header() on the tunnel port's netdev): pushing copies the
+ * prebuilt header in front of the packet and fills in its lengths,
+ * checksums and the UDP source port from the packet's hash; popping checks
+ * the outer headers, strips them and leaves the tunnel metadata in the
+ * packet's metadata, after which the packet is looked up again with the
+ * tunnel port as its input port (dpif-xdp-upcall.c).  A flow that matches
+ * tunnel metadata is classified by ovs-vswitchd (dpif-xdp-uflow.c). */
+
+#include <config.h>
+
+#include <errno.h>
+
+#include "coverage.h"
+#include "dp-packet.h"
+#include "dpif-xdp-private.h"
+#include "flow.h"
+#include "netdev.h"
+#include "netlink.h"
+#include "odp-netlink.h"
+#include "openvswitch/vlog.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(dpif_xdp_tnl);
+
+COVERAGE_DEFINE(xdp_tnl_push);
+COVERAGE_DEFINE(xdp_tnl_pop);
+COVERAGE_DEFINE(xdp_tnl_drop);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+
+/* The tnl_push() action 'a' on 'batch', whose packets it changes in place
+ * (dropping those it cannot encapsulate).  'gso_size' is the packets' GSO
+ * size, or 0. */
+void
+dp_xdp_tnl_push(struct dp_xdp *dp, struct dp_packet_batch *batch,
+                const struct nlattr *a, uint32_t gso_size)
+{
+    const struct ovs_action_push_tnl *data = nl_attr_get(a);
+    struct netdev *netdev = dp_xdp_port_tnl_netdev_ref(dp, data->tnl_port);
+    struct dp_packet *packet;
+
+    if (!netdev || gso_size) {
+        /* A GSO segment would have to be cut before it is encapsulated,
+         * which odp_execute_actions() leaves no room for here: its batch
+         * holds at most NETDEV_MAX_BURST packets. */
+        COVERAGE_ADD(xdp_tnl_drop, dp_packet_batch_size(batch));
+        VLOG_WARN_RL(&rl, "%s: tnl_push to port %"PRIu32": %s; packets "
+                     "dropped", dp->name, odp_to_u32(data->tnl_port),
+                     netdev ? "GSO segments are not encapsulated in "
+                     "ovs-vswitchd" : "no such tunnel port");
+        dp_packet_delete_batch(batch, true);
+        dp_packet_batch_init(batch);
+        netdev_close(netdev);
+        return;
+    }
+
+    /* The outer UDP source port is the packet's RSS hash, which
+     * flow_extract() does not set and the XDP program did not pass up:
+     * the 5-tuple's hash, as a NIC's RSS would give it. */
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        struct flow flow;
+
+        flow_extract(packet, &flow);
+        dp_packet_set_rss_hash(packet, flow_hash_5tuple(&flow, 0));
+    }
+    COVERAGE_ADD(xdp_tnl_push, dp_packet_batch_size(batch));
+    dp_packet_batch_apply_cutlen(batch);
+    netdev_push_header(netdev, batch, data);
+    netdev_close(netdev);
+}
+
+/* The tnl_pop() action 'a' on 'batch': stores in 'out' the packets that
+ * it decapsulated (copies of them, unless 'should_steal', when it takes
+ * 'batch''s packets), with their tunnel metadata and the tunnel port as
+ * input port, to be looked up again.  Returns false, with 'out' empty, if
+ * there is no such tunnel port. */
+bool
+dp_xdp_tnl_pop(struct dp_xdp *dp, struct dp_packet_batch *batch,
+               const struct nlattr *a, bool should_steal,
+               struct dp_packet_batch *out)
+{
+    odp_port_t port_no = nl_attr_get_odp_port(a);
+    struct netdev *netdev = dp_xdp_port_tnl_netdev_ref(dp, port_no);
+    struct dp_packet *packet;
+    size_t n;
+
+    dp_packet_batch_init(out);
+    if (!netdev) {
+        COVERAGE_ADD(xdp_tnl_drop, dp_packet_batch_size(batch));
+        VLOG_WARN_RL(&rl, "%s: tnl_pop to port %"PRIu32": no such tunnel "
+                     "port; packets dropped", dp->name, odp_to_u32(port_no));
+        dp_packet_delete_batch(batch, should_steal);
+        return false;
+    }
+
+    if (should_steal) {
+        *out = *batch;
+        dp_packet_batch_init(batch);
+    } else {
+        dp_packet_batch_clone(out, batch);
+        dp_packet_batch_reset_cutlen(batch);
+    }
+    dp_packet_batch_apply_cutlen(out);
+
+    /* The pop finds the outer headers through the layer offsets. */
+    DP_PACKET_BATCH_FOR_EACH (i, packet, out) {
+        struct flow flow;
+
+        flow_extract(packet, &flow);
+    }
+    n = dp_packet_batch_size(out);
+    netdev_pop_header(netdev, out);
+    netdev_close(netdev);
+    COVERAGE_ADD(xdp_tnl_pop, dp_packet_batch_size(out));
+    if (dp_packet_batch_size(out) < n) {
+        COVERAGE_ADD(xdp_tnl_drop, n - dp_packet_batch_size(out));
+    }
+    DP_PACKET_BATCH_FOR_EACH (i, packet, out) {
+        packet->md.in_port.odp_port = port_no;
+    }
+    return true;
+}
