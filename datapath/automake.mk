@@ -12,7 +12,8 @@ datapath_bpf_headers = \
 	datapath/xdp-dp-ct.h \
 	datapath/xdp-dp-maps.h \
 	datapath/xdp-dp-parse.h \
-	datapath/xdp-dp-police.h
+	datapath/xdp-dp-police.h \
+	datapath/xdp-dp-tnl.h
 
 datapath_bpf_sources = \
 	datapath/xdp-dp.bpf.c \

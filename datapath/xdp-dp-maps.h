@@ -177,6 +177,16 @@ struct {
     __type(value, struct xdp_flow_key);
 } xdp_dp_scratch SEC(".maps");
 
+/* A tunnel header from XDP to its TC half, per CPU (see "Tunnels" in
+ * xdp-dp.h): TC runs right after generic XDP on the same CPU, for the
+ * same skb. */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_tnl_hdr);
+} xdp_dp_tnl_hdrs SEC(".maps");
+
 /* The connection cache (see "Connection cache" in xdp-dp.h): tuple to
  * slot, and by slot what ct() gives the packet and its counters. */
 struct {

@@ -633,7 +633,7 @@ do_set_ipv6(struct xdp_md *ctx, const struct xdp_dp_action *a)
  * but the last).  Returns the XDP verdict. */
 static __always_inline int
 pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n,
-           const struct l4_csum_diff *diff)
+           const struct l4_csum_diff *diff, __u32 flags)
 {
     struct xdp_dp_skb_meta *meta = push_skb_meta(ctx);
 
@@ -642,7 +642,8 @@ pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n,
         return XDP_DROP;
     }
     meta->n_outputs = n;
-    meta->flags = diff->pseudo || diff->other ? XDP_DP_SKB_META_F_L4_CSUM : 0;
+    meta->flags = (flags | (diff->pseudo || diff->other
+                            ? XDP_DP_SKB_META_F_L4_CSUM : 0));
     meta->csum_pseudo = csum_fold16(diff->pseudo);
     meta->csum_other = csum_fold16(diff->other);
 #pragma unroll
@@ -677,15 +678,16 @@ do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
         COUNT(n_tx_error, 1);   /* No port to send to (any more). */
         return XDP_DROP;
     }
-    return pass_to_tc(ctx, ifindex, k, diff);
+    return pass_to_tc(ctx, ifindex, k, diff, 0);
 }
 
 /* Sends the frame of the packet with metadata 'md' and key 'buf->key',
- * with the checksum changes 'diff', to datapath port 'port_no'.  Returns
- * the XDP verdict. */
+ * with the checksum changes 'diff', to datapath port 'port_no'; 'tc_flags'
+ * are XDP_DP_SKB_META_F_* for the TC half (a frame that arrived in
+ * generic mode always goes through it).  Returns the XDP verdict. */
 static __always_inline int
 do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
-          const struct l4_csum_diff *diff, __u32 port_no)
+          const struct l4_csum_diff *diff, __u32 port_no, __u32 tc_flags)
 {
     const struct xdp_flow_key *key = &buf->key;
     struct xdp_dp_port *port = bpf_map_lookup_elem(&xdp_dp_ports, &port_no);
@@ -697,15 +699,20 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
     switch (port->tx_mode) {
     case XDP_DP_TX_REDIRECT:
         if (md->skb_only) {
-            return pass_to_tc(ctx, &port->ifindex, 1, diff);
+            return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags);
         }
         apply_l4_csum_diff(ctx, key, diff);
         return bpf_redirect_map(&xdp_dp_tx_ports, port_no, XDP_DROP);
 
     case XDP_DP_TX_SKB:
-        return pass_to_tc(ctx, &port->ifindex, 1, diff);
+        return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags);
 
     case XDP_DP_TX_SLOW:
+        if (tc_flags) {
+            /* The header is not pushed yet. */
+            COUNT(n_tx_error, 1);
+            return XDP_DROP;
+        }
         apply_l4_csum_diff(ctx, key, diff);
         COUNT(n_output_upcall, 1);
         return upcall(ctx, XDP_DP_UPCALL_OUTPUT, md, buf, port_no);
@@ -861,6 +868,44 @@ do_recirc(const struct xdp_flow *flow, __u32 i, struct pkt_md *md,
     return 0;
 }
 
+#include "xdp-dp-tnl.h"
+
+/* XDP_DP_ACTION_TNL_PUSH at 'flow->actions[i]' (see xdp-dp-tnl.h), and
+ * the output that ends the flow's actions after it (the only action that
+ * may follow, see xdp-actions.c), on the packet in 'ctx' with metadata
+ * 'md', key 'buf->key' and the checksum changes 'diff' of the rewrites
+ * before it.  Those are made before the header hides them: here for a
+ * native-mode frame, by the TC half (before its push) for one that arrived
+ * in generic mode.  Returns the XDP verdict.
+ *
+ * Ending the actions here, rather than going on with the loop in
+ * execute(), keeps the verifier from checking every later step of the
+ * loop twice, with and without a pushed header. */
+static __always_inline int
+do_tnl_push(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 i,
+            __u32 n, const struct pkt_md *md, struct pass_buf *buf,
+            const struct l4_csum_diff *diff)
+{
+    const struct xdp_dp_action *out = &flow->actions[(n - 1) & 7];
+    struct l4_csum_diff none = {};
+
+    if (out->type != XDP_DP_ACTION_OUTPUT) {
+        return -1;
+    }
+    if (md->skb_only) {
+        if (xdp_dp_tnl_push__(ctx, flow, i, &buf->key, 1)) {
+            return -1;
+        }
+        return do_output(ctx, md, buf, diff, out->output.port,
+                         XDP_DP_SKB_META_F_TNL_PUSH);
+    }
+    apply_l4_csum_diff(ctx, &buf->key, diff);
+    if (xdp_dp_tnl_push__(ctx, flow, i, &buf->key, 0)) {
+        return -1;
+    }
+    return do_output(ctx, md, buf, &none, out->output.port, 0);
+}
+
 /* Runs 'flow''s actions on the packet in 'ctx', whose metadata is 'md' and
  * key 'buf->key'; a ct() among them gives the packet 'ct' (struct pkt_md's
  * 'ct', or 0 if the flow has none), whose NAT, if any, is the connection
@@ -902,7 +947,7 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
         switch (a->type) {
         case XDP_DP_ACTION_OUTPUT:
             if (i + 1 == n) {
-                return do_output(ctx, md, buf, &diff, a->output.port);
+                return do_output(ctx, md, buf, &diff, a->output.port, 0);
             } else if (HAS_ACTION(XDP_DP_ACTION_F_OUTPUTS)) {
                 return do_outputs(ctx, flow, i, n, &diff, buf);
             }
@@ -947,6 +992,18 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
         case XDP_DP_ACTION_CT:
             /* Its NAT is done, above. */
             error = HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && cte ? 0 : -1;
+            break;
+        case XDP_DP_ACTION_TNL_PUSH:
+            if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_PUSH))) {
+                int verdict = do_tnl_push(ctx, flow, i, n, md, buf, &diff);
+
+                if (verdict >= 0) {
+                    return verdict;
+                }
+            }
+            error = -1;
+            break;
+        case XDP_DP_ACTION_DATA:
             break;
         default:
             error = -1;
@@ -1342,6 +1399,11 @@ xdp_dp_tc(struct __sk_buff *skb)
                 return TC_ACT_SHOT;
             }
         }
+    }
+
+    if (flags & XDP_DP_SKB_META_F_TNL_PUSH && tc_tnl_push(skb)) {
+        COUNT(n_tc_error, 1);
+        return TC_ACT_SHOT;
     }
 
 #pragma unroll

@@ -127,6 +127,12 @@ enum xdp_dp_action_type {
     XDP_DP_ACTION_CT,              /* OVS's ct() for a connection in the
                                  * connection cache (one per flow; see
                                  * "Connection cache"). */
+    XDP_DP_ACTION_TNL_PUSH,        /* Encapsulate in the tunnel header of
+                                 * 'tnl_push.len' bytes that the next
+                                 * actions hold (see "Tunnels" below);
+                                 * only one output may follow. */
+    XDP_DP_ACTION_DATA,            /* 'data' for the action before it; does
+                                 * nothing itself. */
 };
 
 /* Bits of 'struct xdp_flow''s 'action_bits': (1 << type) for each action
@@ -177,6 +183,12 @@ struct xdp_dp_action {
             __be16 dst, dst_mask;
         } l4;
         struct {
+            __u16 len;          /* Header length. */
+            __u16 port_min;     /* Range of the outer UDP source port, */
+            __u16 port_max;     /* picked by the packet's hash. */
+        } tnl_push;
+        __u8 data[32];          /* XDP_DP_ACTION_DATA. */
+        struct {
             __u16 zone;         /* Conntrack zone. */
             __u16 flags;        /* XDP_DP_CT_F_*. */
             __u32 mark;         /* ct(commit,exec(set_field:V/M->ct_mark)):
@@ -184,6 +196,35 @@ struct xdp_dp_action {
             __u32 mark_mask;    /* ...and M, 0 if none. */
         } ct;
     };
+};
+
+/* Tunnels
+ * =======
+ *
+ * OVS's native tunneling gives a flow that sends into a tunnel the action
+ * tnl_push(header, ...), with the whole outer header prebuilt: Ethernet,
+ * IP, UDP and the tunnel's own header.  XDP_DP_ACTION_TNL_PUSH runs it for
+ * UDP tunnels (VXLAN, VXLAN-GPE, Geneve) over IPv4 without a UDP checksum,
+ * which is how OVS builds them unless told otherwise; others stay in
+ * ovs-vswitchd.  The header is held by the XDP_DP_ACTION_DATA actions that
+ * follow, 32 bytes each: all but the last hold bytes 0-31, 32-63, ..., and
+ * the last the header's last 32 bytes (overlapping the one before), so
+ * that the program copies it with fixed-size moves.  The program fills in
+ * what depends on the packet: the outer IP total length and checksum (the
+ * prebuilt one is for a total length of 0, as OVS leaves it), the UDP
+ * length, and the UDP source port from the packet's hash.  A packet that
+ * arrived in generic mode may be a GSO segment, which only the skb can
+ * encapsulate as such: XDP leaves the finished header in xdp_dp_tnl_hdrs
+ * and its TC half pushes it with bpf_skb_adjust_room() and the UDP tunnel
+ * GSO flags (XDP_DP_SKB_META_F_TNL_PUSH). */
+#define XDP_DP_TNL_MIN_HDR 42   /* Ethernet, IPv4, UDP. */
+#define XDP_DP_TNL_MAX_HDR 96   /* Three XDP_DP_ACTION_DATA. */
+
+/* A finished tunnel header, per CPU, from XDP to its TC half. */
+struct xdp_dp_tnl_hdr {
+    __u32 len;                  /* Bytes of 'hdr'. */
+    __u32 pad;
+    __u8 hdr[XDP_DP_TNL_MAX_HDR];
 };
 
 /* Flags of an XDP_DP_ACTION_CT. */
@@ -588,5 +629,8 @@ struct xdp_dp_skb_meta {
  * XDP program cannot see, and ovs-vswitchd needs that size to cut a UDP
  * GSO segment into its datagrams (dpif-xdp-gso.c). */
 #define XDP_DP_SKB_META_F_UPCALL 0x02
+/* XDP_DP_SKB_META_F_TNL_PUSH: push the tunnel header that XDP left in
+ * xdp_dp_tnl_hdrs before sending (see "Tunnels"). */
+#define XDP_DP_SKB_META_F_TNL_PUSH 0x04
 
 #endif /* xdp-dp.h */

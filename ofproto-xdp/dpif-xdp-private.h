@@ -281,6 +281,9 @@ int dp_xdp_port_write_in_value(struct dp_xdp *dp, const struct dp_xdp_port *)
     OVS_REQUIRES(dp->port_mutex);
 struct netdev *dp_xdp_port_tnl_netdev_ref(struct dp_xdp *, odp_port_t);
 
+/* dpif-xdp-upcall.c */
+void dp_xdp_complete_partial_csum(struct dp_packet *, const struct flow *);
+
 /* dpif-xdp-tnl.c */
 void dp_xdp_tnl_push(struct dp_xdp *, struct dp_packet_batch *,
                      const struct nlattr *, uint32_t gso_size);

@@ -42,6 +42,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <string.h>
 
 #include "coverage.h"
 #include "dp-packet.h"
@@ -50,6 +51,7 @@
 #include "netdev.h"
 #include "netlink.h"
 #include "odp-netlink.h"
+#include "packets.h"
 #include "openvswitch/vlog.h"
 #include "util.h"
 
@@ -102,6 +104,48 @@ dp_xdp_tnl_push(struct dp_xdp *dp, struct dp_packet_batch *batch,
     netdev_close(netdev);
 }
 
+/* Finishes the partial TCP or UDP checksum, if any, of the packet inside
+ * the UDP tunnel packet 'p' of tunnel port 'netdev', whose outer headers
+ * are 'outer'.
+ *
+ * A host that sends into a VXLAN or Geneve device leaves the inner
+ * checksum to offload and computes the outer UDP checksum as if the inner
+ * one were done (local checksum offload); the kernel's own receive path
+ * keeps the note that the inner one is unfinished.  A copy in
+ * ovs-vswitchd has lost that note: the pop would find the outer checksum
+ * wrong and drop the packet, or the inner one would reach its receiver
+ * wrong.  So the inner one is finished first, as for any packet sent up
+ * (dp_xdp_complete_partial_csum()). */
+static void
+complete_inner_csum(struct dp_packet *p, const struct netdev *netdev,
+                    const struct flow *outer)
+{
+    const char *type = netdev_get_type(netdev);
+    uint8_t *l4 = dp_packet_l4(p);
+    size_t size = l4 ? dp_packet_l4_size(p) : 0;
+    size_t ofs = UDP_HEADER_LEN + 8;    /* VXLAN's header. */
+    struct dp_packet inner;
+    struct flow flow;
+
+    if (outer->nw_proto != IPPROTO_UDP || size < ofs) {
+        return;
+    }
+    if (!strcmp(type, "geneve")) {
+        ofs += 4 * (l4[UDP_HEADER_LEN] & 0x3f);     /* Its options. */
+    } else if (strcmp(type, "vxlan")
+               || l4[UDP_HEADER_LEN] & 0x04) {
+        return;                 /* Another tunnel, or VXLAN-GPE. */
+    }
+    if (size < ofs + ETH_HEADER_LEN) {
+        return;
+    }
+    /* A view of the inner packet, in place: its checksum is finished in
+     * 'p' itself. */
+    dp_packet_use_const(&inner, l4 + ofs, size - ofs);
+    flow_extract(&inner, &flow);
+    dp_xdp_complete_partial_csum(&inner, &flow);
+}
+
 /* The tnl_pop() action 'a' on 'batch': stores in 'out' the packets that
  * it decapsulated (copies of them, unless 'should_steal', when it takes
  * 'batch''s packets), with their tunnel metadata and the tunnel port as
@@ -140,6 +184,7 @@ dp_xdp_tnl_pop(struct dp_xdp *dp, struct dp_packet_batch *batch,
         struct flow flow;
 
         flow_extract(packet, &flow);
+        complete_inner_csum(packet, netdev, &flow);
     }
     n = dp_packet_batch_size(out);
     netdev_pop_header(netdev, out);

@@ -376,8 +376,8 @@ dp_xdp_recv_purge(struct dpif *dpif)
  * sum) and finishes it, as the kernel datapath does with skb_checksum_help()
  * before an upcall.  A full checksum that happened to equal that value
  * would be recomputed to the same value, so the test is safe. */
-static void
-complete_partial_csum(struct dp_packet *p, const struct flow *flow)
+void
+dp_xdp_complete_partial_csum(struct dp_packet *p, const struct flow *flow)
 {
     ovs_be16 *field;
     uint32_t pseudo;
@@ -850,7 +850,7 @@ execute_miss_uspace(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
     struct flow flow;
 
     flow_extract(packet, &flow);
-    complete_partial_csum(packet, &flow);
+    dp_xdp_complete_partial_csum(packet, &flow);
     if (execute_uspace_hit(dp, packet, &flow, 0, buf->up.gso_size)) {
         return true;
     }
@@ -876,7 +876,7 @@ execute_slow_path(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
         dp_packet_delete(packet);
         return;                 /* The flow went away meanwhile. */
     }
-    complete_partial_csum(packet, &flow);
+    dp_xdp_complete_partial_csum(packet, &flow);
     execute_actions(dp, packet, actions, 0, buf->up.gso_size);
     ofpbuf_delete(actions);
 }
@@ -925,7 +925,7 @@ make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
     dp_xdp_ctcache_restore_md(dp->ctcache, buf->up.ct, &upcall->packet.md);
 
     flow_extract(&upcall->packet, &flow);
-    complete_partial_csum(&upcall->packet, &flow);
+    dp_xdp_complete_partial_csum(&upcall->packet, &flow);
 
     struct odp_flow_key_parms parms = {
         .flow = &flow,

@@ -59,10 +59,12 @@
 #include <string.h>
 
 #include "datapath/xdp-dp.h"
+#include "netdev-native-tnl.h"
 #include "netlink.h"
 #include "odp-netlink.h"
 #include "odp-util.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/ofpbuf.h"
 #include "packets.h"
 #include "util.h"
 
@@ -551,6 +553,64 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
     }
 }
 
+/* Compiles the tnl_push() action 'a' into 'xa[0]', an
+ * XDP_DP_ACTION_TNL_PUSH, and the XDP_DP_ACTION_DATA after it that hold
+ * its header (see "Tunnels" in datapath/xdp-dp.h), with at most 'room'
+ * actions.  XDP runs the push of UDP tunnels (VXLAN, VXLAN-GPE, Geneve)
+ * over IPv4 without a UDP checksum; other tunnels, and a header that does
+ * not fit, stay in ovs-vswitchd, with the reason in 'why' (if nonnull).
+ * Returns the number of actions used, or 0. */
+static size_t
+xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
+                     size_t room, struct ds *why)
+{
+    size_t base = offsetof(struct ovs_action_push_tnl, header);
+    const struct ovs_action_push_tnl *data = nl_attr_get(a);
+    const uint8_t *hdr = (const uint8_t *) data->header;
+    const char *bad = NULL;
+    size_t n_data;
+
+    if (nl_attr_get_size(a) < base
+        || nl_attr_get_size(a) != base + data->header_len) {
+        bad = "is malformed";
+    } else if (data->tnl_type != OVS_VPORT_TYPE_VXLAN
+               && data->tnl_type != OVS_VPORT_TYPE_GENEVE) {
+        bad = "to a tunnel other than VXLAN or Geneve";
+    } else if (data->header_len < XDP_DP_TNL_MIN_HDR
+               || data->header_len > XDP_DP_TNL_MAX_HDR) {
+        bad = "with a header too short or too long";
+    } else if (hdr[12] != 0x08 || hdr[13] != 0x00 || hdr[14] != 0x45
+               || hdr[23] != IPPROTO_UDP) {
+        /* Ethernet, then IPv4 without options, then UDP: where
+         * xdp-dp-tnl.h looks for the lengths and the source port. */
+        bad = "over a network other than IPv4";
+    } else if (hdr[40] || hdr[41]) {
+        bad = "with a UDP checksum";
+    }
+    n_data = DIV_ROUND_UP(data->header_len, 32);
+    if (!bad && room < 1 + n_data) {
+        bad = "with too many actions around it";
+    }
+    if (bad) {
+        if (why) {
+            ds_put_format(why, "tnl_push %s", bad);
+        }
+        return 0;
+    }
+
+    xa[0].type = XDP_DP_ACTION_TNL_PUSH;
+    xa[0].tnl_push.len = data->header_len;
+    xa[0].tnl_push.port_min = tnl_udp_port_min;
+    xa[0].tnl_push.port_max = tnl_udp_port_max;
+    for (size_t k = 0; k < n_data; k++) {
+        size_t ofs = k + 1 < n_data ? 32 * k : data->header_len - 32;
+
+        xa[1 + k].type = XDP_DP_ACTION_DATA;
+        memcpy(xa[1 + k].data, hdr + ofs, 32);
+    }
+    return 1 + n_data;
+}
+
 /* Appends to 'why' (if nonnull) 'prefix' followed by ODP action 'a' in
  * ODP syntax.  'left' is the number of bytes from 'a' to the end of the
  * actions. */
@@ -564,13 +624,56 @@ xdp_why_action(struct ds *why, const char *prefix, const struct nlattr *a,
     }
 }
 
+static void xdp_actions_compile__(const struct nlattr *, size_t,
+                                  struct xdp_flow *, struct ds *);
+
+/* If the last of the 'actions_len' bytes of actions at 'actions' is a
+ * clone(), returns in '*buf' the actions with the clone's own in its
+ * place, and true; otherwise false.  A clone that nothing follows changes
+ * a copy of the packet that nothing else sees afterwards, so its actions
+ * can as well change the packet itself: ofproto wraps every output into a
+ * tunnel in one ("clone(tnl_push(...),output:N)"). */
+static bool
+xdp_unwrap_last_clone(const struct nlattr *actions, size_t actions_len,
+                      struct ofpbuf *buf)
+{
+    const struct nlattr *a, *last = NULL;
+    size_t left;
+
+    NL_ATTR_FOR_EACH (a, left, actions, actions_len) {
+        last = a;
+    }
+    if (!last || left || nl_attr_type(last) != OVS_ACTION_ATTR_CLONE) {
+        return false;
+    }
+    ofpbuf_init(buf, actions_len);
+    ofpbuf_put(buf, actions, (const uint8_t *) last - (const uint8_t *) actions);
+    ofpbuf_put(buf, nl_attr_get(last), nl_attr_get_size(last));
+    return true;
+}
+
 void
 xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
                     struct xdp_flow *flow, struct ds *why_slow)
 {
+    struct ofpbuf unwrapped;
+
+    if (xdp_unwrap_last_clone(actions, actions_len, &unwrapped)) {
+        xdp_actions_compile(unwrapped.data, unwrapped.size, flow, why_slow);
+        ofpbuf_uninit(&unwrapped);
+        return;
+    }
+    xdp_actions_compile__(actions, actions_len, flow, why_slow);
+}
+
+static void
+xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
+                      struct xdp_flow *flow, struct ds *why_slow)
+{
     const struct nlattr *a;
     size_t n_actions = 0;
     size_t n_outputs = 0;
+    bool pushed = false;
     size_t left;
 
     memset(flow->actions, 0, sizeof flow->actions);
@@ -614,6 +717,13 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
             xdp_why_action(why_slow, "action after output: ", a, left);
             goto slow;
         }
+        if (pushed && (n_outputs || nl_attr_type(a) != OVS_ACTION_ATTR_OUTPUT)) {
+            /* XDP ends a push with the flow's one output
+             * (datapath/xdp-dp-tnl.h). */
+            xdp_why_action(why_slow, "action after tnl_push and its "
+                           "output: ", a, left);
+            goto slow;
+        }
         if (n_outputs >= XDP_DP_MAX_OUTPUTS) {
             if (why_slow) {
                 ds_put_format(why_slow, "more than %d outputs",
@@ -630,6 +740,25 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
         }
         enum ovs_action_attr atype = nl_attr_type(a);
         struct xdp_set_attr set;
+        if (atype == OVS_ACTION_ATTR_TUNNEL_PUSH) {
+            /* One of the first four actions: see tnl_assemble(). */
+            size_t k = (n_actions < 4
+                        ? xdp_tnl_push_compile(a, xa,
+                                               XDP_FLOW_MAX_ACTIONS - 1
+                                               - n_actions, why_slow)
+                        : 0);
+            if (!k) {
+                if (why_slow && why_slow->length == why_len) {
+                    xdp_why_action(why_slow, "tnl_push after too many "
+                                   "actions: ", a, left);
+                }
+                goto slow;
+            }
+            flow->action_bits |= 1u << XDP_DP_ACTION_TNL_PUSH;
+            n_actions += k;
+            pushed = true;
+            continue;
+        }
         if ((atype == OVS_ACTION_ATTR_SET
              || atype == OVS_ACTION_ATTR_SET_MASKED)
             && xdp_set_attr_parse(a, atype == OVS_ACTION_ATTR_SET_MASKED,
@@ -664,6 +793,12 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
         if (why_slow) {
             ds_put_format(why_slow, "%"PRIuSIZE" bytes of malformed actions",
                           left);
+        }
+        goto slow;
+    }
+    if (pushed && !n_outputs) {
+        if (why_slow) {
+            ds_put_cstr(why_slow, "tnl_push without an output");
         }
         goto slow;
     }
@@ -836,6 +971,14 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
         ds_put_char(s, ')');
         break;
 
+    case XDP_DP_ACTION_TNL_PUSH:
+        ds_put_format(s, "tnl_push(len=%"PRIu16")", xa->tnl_push.len);
+        break;
+
+    case XDP_DP_ACTION_DATA:
+        ds_put_cstr(s, "data");
+        break;
+
     default:
         ds_put_format(s, "unknown(%"PRIu32")", xa->type);
         break;
@@ -855,6 +998,9 @@ xdp_actions_format(struct ds *s, const struct xdp_flow *flow)
         ds_put_cstr(s, "drop");
     }
     for (size_t i = 0; i < flow->n_actions && i < XDP_FLOW_MAX_ACTIONS; i++) {
+        if (flow->actions[i].type == XDP_DP_ACTION_DATA) {
+            continue;           /* Part of the action before it. */
+        }
         if (i) {
             ds_put_char(s, ',');
         }

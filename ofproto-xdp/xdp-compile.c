@@ -246,6 +246,8 @@ xdp_compile_format_actions(struct ds *s, uint32_t action_bits)
         [XDP_DP_ACTION_SET_IPV6] = "set_ipv6",
         [XDP_DP_ACTION_HASH] = "hash",
         [XDP_DP_ACTION_RECIRC] = "recirc",
+        [XDP_DP_ACTION_CT] = "ct",
+        [XDP_DP_ACTION_TNL_PUSH] = "tnl_push",
     };
     bool any = false;
 

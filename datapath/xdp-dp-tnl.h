@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* Copyright (c) 2026 The ovs-xdp authors. */
+
+#ifndef XDP_DP_TNL_H
+#define XDP_DP_TNL_H 1
+
+/* tnl_push() in XDP: encapsulation into UDP tunnels over IPv4.
+ *
+ * XDP_DP_ACTION_TNL_PUSH (see "Tunnels" in xdp-dp.h) first assembles the
+ * header from the action's XDP_DP_ACTION_DATA and writes in the UDP
+ * source port, which OVS picks from the packet's hash (as
+ * netdev_tnl_get_src_port() does, from flow_hash_5tuple(), the hash of
+ * the key as the flow matched it).  Then:
+ *
+ *   - A frame of a native-mode port is an XDP frame that is never a GSO
+ *     segment: xdp_dp_tnl_push__() grows it at its head and copies the
+ *     header in, with the outer lengths and IP checksum for its size.
+ *
+ *   - A frame of a generic-mode port may be a GSO segment (a container's
+ *     TCP with TSO kept), whose encapsulation the skb must know about, or
+ *     the kernel would cut it into TCP segments at the wrong offsets.  XDP
+ *     leaves the header in xdp_dp_tnl_hdrs (per CPU: the TC half runs
+ *     right after generic XDP, on the same CPU, for the same skb) and the
+ *     TC half pushes it with bpf_skb_adjust_room() and the UDP tunnel
+ *     flags, which mark the skb as encapsulated so that the kernel's UDP
+ *     tunnel GSO cuts the inner segments and makes the outer lengths of
+ *     each (tc_tnl_push()).
+ *
+ * The outer IP checksum that OVS prebuilt is that of a total length of 0
+ * (netdev_tnl_push_ip_header() adds the length in), so both add the
+ * length they write in. */
+
+/* Assembles the header of the XDP_DP_ACTION_TNL_PUSH at 'flow->actions[i]'
+ * into 'h', with UDP source port 'src_port'.  Returns its length, or 0 if
+ * the action is malformed.  The action is one of the flow's first four
+ * (xdp-actions.c), so that its data, up to three actions, and the output
+ * after them fit. */
+static __always_inline __u32
+tnl_assemble(const struct xdp_flow *flow, __u32 i, struct xdp_dp_tnl_hdr *h,
+             __be16 src_port)
+{
+    const struct xdp_dp_action *a;
+    __u32 len;
+
+    if (i > 3) {
+        return 0;
+    }
+    /* Where clang cannot drop it as redundant, for the verifier. */
+    asm volatile("%[i] &= 3" : [i] "+r"(i));
+    a = &flow->actions[i];
+    len = a->tnl_push.len;
+    if (len < XDP_DP_TNL_MIN_HDR || len > XDP_DP_TNL_MAX_HDR) {
+        return 0;
+    }
+    __builtin_memcpy(h->hdr, a[1].data, 32);
+    if (len > 64) {
+        __builtin_memcpy(h->hdr + 32, a[2].data, 32);
+        __builtin_memcpy(h->hdr + ((len - 32) & 63), a[3].data, 32);
+    } else {
+        __builtin_memcpy(h->hdr + ((len - 32) & 63), a[2].data, 32);
+    }
+    h->len = len;
+    /* Ethernet, then IPv4 without options (xdp-actions.c checks). */
+    *(__be16 *) (h->hdr + 14 + 20) = src_port;
+    return len;
+}
+
+/* Writes into the header at 'hdr' the lengths for a packet of 'pkt_len'
+ * bytes in all, the header included. */
+static __always_inline void
+tnl_set_lengths(__u8 *hdr, __u32 pkt_len)
+{
+    struct iphdr *ip = (void *) (hdr + 14);
+    struct udphdr *udp = (void *) (hdr + 14 + 20);
+    __be16 tot_len = bpf_htons(pkt_len - 14);
+
+    ip->tot_len = tot_len;
+    csum_replace2(&ip->check, 0, tot_len);
+    udp->len = bpf_htons(pkt_len - 14 - 20);
+}
+
+/* Assembles the header of the XDP_DP_ACTION_TNL_PUSH at 'flow->actions[i]'
+ * for the packet in 'ctx', whose key is 'key', into xdp_dp_tnl_hdrs; then
+ * pushes it onto the frame, unless 'skb_only' (a frame that arrived in
+ * generic mode), which the TC half encapsulates.  Returns 0, or -1 if the
+ * action is malformed or the frame has no room.  A global function: the
+ * verifier checks it once, not at every step of the action loop. */
+__attribute__((noinline)) int
+xdp_dp_tnl_push__(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 i,
+                  const struct xdp_flow_key *key, __u32 skb_only)
+{
+    __u32 zero = 0;
+    struct xdp_dp_tnl_hdr *h = bpf_map_lookup_elem(&xdp_dp_tnl_hdrs, &zero);
+    const struct xdp_dp_action *a;
+    void *data, *data_end;
+    __u32 len, range, port;
+
+    if (!h || !flow || !key || i > 3) {
+        return -1;
+    }
+    /* The verifier of a global function knows nothing of 'i': bound it
+     * where clang cannot drop the bound as redundant. */
+    asm volatile("%[i] &= 3" : [i] "+r"(i));
+    a = &flow->actions[i];
+    range = a->tnl_push.port_max - a->tnl_push.port_min;
+    port = ((__u64) hash_5tuple(key, 0) * range >> 32) + a->tnl_push.port_min;
+    len = tnl_assemble(flow, i, h, bpf_htons(port));
+    if (!len) {
+        return -1;
+    }
+    if (skb_only) {
+        return 0;
+    }
+
+    if (bpf_xdp_adjust_head(ctx, -(int) len)) {
+        return -1;
+    }
+    data = (void *) (long) ctx->data;
+    data_end = (void *) (long) ctx->data_end;
+    tnl_set_lengths(h->hdr, data_end - data);
+
+    /* Fixed-size moves: 0-31, 32-63 if the header is longer than 64, and
+     * its last 32 bytes. */
+    if (data + 32 > data_end) {
+        return -1;
+    }
+    __builtin_memcpy(data, h->hdr, 32);
+    if (len > 64) {
+        if (data + 64 > data_end) {
+            return -1;
+        }
+        __builtin_memcpy(data + 32, h->hdr + 32, 32);
+    }
+    __u32 last = (len - 32) & 63;
+    if (data + last + 32 > data_end) {
+        return -1;
+    }
+    __builtin_memcpy(data + last, h->hdr + last, 32);
+    return 0;
+}
+
+/* The TC half's part of XDP_DP_SKB_META_F_TNL_PUSH: pushes the header
+ * that XDP left in xdp_dp_tnl_hdrs onto 'skb'.  Returns 0 or -1. */
+static __always_inline int
+tc_tnl_push(struct __sk_buff *skb)
+{
+    __u64 flags = (BPF_F_ADJ_ROOM_FIXED_GSO | BPF_F_ADJ_ROOM_ENCAP_L3_IPV4
+                   | BPF_F_ADJ_ROOM_ENCAP_L4_UDP | BPF_F_ADJ_ROOM_ENCAP_L2_ETH
+                   | BPF_F_ADJ_ROOM_ENCAP_L2(ETH_HLEN));
+    __u32 zero = 0;
+    struct xdp_dp_tnl_hdr *h = bpf_map_lookup_elem(&xdp_dp_tnl_hdrs, &zero);
+    __u8 inner_eth[ETH_HLEN];
+    __u32 len;
+
+    if (!h) {
+        return -1;
+    }
+    len = h->len;
+    if (len < XDP_DP_TNL_MIN_HDR || len > XDP_DP_TNL_MAX_HDR) {
+        return -1;
+    }
+    /* The room goes between the Ethernet header and the IP header: the
+     * first 'len' bytes then take the outer header, Ethernet included,
+     * and the inner Ethernet header follows it. */
+    if (bpf_skb_load_bytes(skb, 0, inner_eth, sizeof inner_eth)
+        || bpf_skb_adjust_room(skb, len, BPF_ADJ_ROOM_MAC, flags)) {
+        return -1;
+    }
+    tnl_set_lengths(h->hdr, skb->len);
+    if (bpf_skb_store_bytes(skb, 0, h->hdr, len, 0)
+        || bpf_skb_store_bytes(skb, len, inner_eth, sizeof inner_eth, 0)) {
+        return -1;
+    }
+    return 0;
+}
+
+#endif /* xdp-dp-tnl.h */
