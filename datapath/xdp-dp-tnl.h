@@ -174,4 +174,102 @@ tc_tnl_push(struct __sk_buff *skb)
     return 0;
 }
 
+/* tnl_pop() in XDP (see "Tunnels" in xdp-dp.h).
+ *
+ * dp_pass() asks xdp_dp_tnl_pop_ok__() before it counts the hit, so that a
+ * packet XDP cannot pop goes to ovs-vswitchd as the flow found it (as a
+ * ct() miss does).  The checks are those of OVS's pop for VXLAN
+ * (netdev_vxlan_pop_header() and the IP and UDP parts before it), less
+ * what the underlay flow already matched (IPv4, UDP, the destination
+ * address and port).  do_tnl_pop() then takes the tunnel metadata from the
+ * outer headers, as OVS's pop would give it, strips them, and sets the
+ * packet up to be classified again from the tunnel port: OVS's
+ * pkt_metadata_init_tnl() clears the rest of the metadata (recirculation
+ * id, hash, conntrack state), and so does this. */
+
+#define XDP_VXLAN_HLEN (ETH_HLEN + 20 + 8 + 8)
+#define XDP_VXLAN_FLAGS 0x08000000      /* The I (valid VNI) flag. */
+
+/* Gives 'key' the tunnel metadata 'tun' of its packet. */
+static __always_inline void
+tnl_fill_key(struct xdp_flow_key *key, const struct tnl_md *tun)
+{
+    key->tun_id = tun->id;
+    key->tun_src = tun->src;
+    key->tun_dst = tun->dst;
+    key->tun_tp_src = tun->tp_src;
+    key->tun_tp_dst = tun->tp_dst;
+    key->tun_tos = tun->tos;
+    key->tun_ttl = tun->ttl;
+    key->tun_flags = tun->flags;
+}
+
+/* Whether XDP can pop the tunnel header of the packet in 'ctx', whose key
+ * is 'key', for tunnel port 'port'.  'skb_only': the packet arrived in
+ * generic mode, where a frame longer than an Ethernet MTU is a GSO
+ * segment, whose skb would keep describing the outer headers. */
+__attribute__((noinline)) int
+xdp_dp_tnl_pop_ok__(struct xdp_md *ctx, const struct xdp_flow_key *key,
+                    __u32 port, __u32 skb_only)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    struct xdp_dp_port *p = bpf_map_lookup_elem(&xdp_dp_ports, &port);
+    const __u8 *b = data;
+
+    if (!key || !p || p->tnl_type != XDP_DP_TNL_VXLAN
+        || key->eth_type != bpf_htons(ETH_P_IP)
+        || key->nw_proto != IPPROTO_UDP || key->nw_frag
+        || key->vlans[0].tci || (skb_only && data_end - data > 1514)) {
+        return 0;
+    }
+    if (data + XDP_VXLAN_HLEN + ETH_HLEN > data_end) {
+        return 0;
+    }
+    const struct udphdr *udp = data + ETH_HLEN + 20;
+    const __be32 *vxh = (const void *) (udp + 1);
+
+    return (b[ETH_HLEN] == 0x45             /* IPv4, no options. */
+            && !udp->check                  /* No checksum to verify. */
+            && vxh[0] == bpf_htonl(XDP_VXLAN_FLAGS)
+            && !(vxh[1] & bpf_htonl(0xff)));
+}
+
+/* Pops the VXLAN header of the packet in 'ctx', with metadata 'md' and
+ * key 'key' (checked by xdp_dp_tnl_pop_ok__()), and sets the packet up to
+ * be classified again from tunnel port 'port'.  Returns 0 or -1. */
+static __always_inline int
+do_tnl_pop(struct xdp_md *ctx, struct pkt_md *md,
+           const struct xdp_flow_key *key, __u32 port)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    struct iphdr *ip = data + ETH_HLEN;
+    __be32 *vxh = data + ETH_HLEN + 20 + 8;
+
+    if ((void *) (vxh + 2) > data_end) {
+        return -1;
+    }
+    md->tun.id = bpf_cpu_to_be64(bpf_ntohl(vxh[1]) >> 8);
+    md->tun.src = key->nw_src;
+    md->tun.dst = key->nw_dst;
+    md->tun.tp_src = key->tp_src;
+    md->tun.tp_dst = key->tp_dst;
+    md->tun.tos = key->nw_tos;
+    md->tun.ttl = key->nw_ttl;
+    md->tun.flags = (XDP_TNL_F_KEY
+                     | (ip->frag_off & bpf_htons(0x4000)
+                        ? XDP_TNL_F_DONT_FRAGMENT : 0));
+    if (bpf_xdp_adjust_head(ctx, XDP_VXLAN_HLEN)) {
+        return -1;
+    }
+    md->in_port = port;
+    md->recirc_id = 0;
+    md->dp_hash = 0;
+    md->hash_pending = 0;
+    md->ct = 0;
+    md->diff.pseudo = md->diff.other = 0;
+    return 0;
+}
+
 #endif /* xdp-dp-tnl.h */

@@ -103,6 +103,17 @@ struct pkt_md {
                                  * frame: the output makes them. */
     __u32 ct;                   /* What the last ct() in XDP gave the
                                  * packet (XDP_DP_PKT_CT_*), or 0. */
+    struct tnl_md {             /* What a tnl_pop in XDP gave the packet
+                                 * (see xdp-dp-tnl.h), if 'dst' is set: */
+        __be64 id;              /* The key's tun_* fields. */
+        __be32 src;
+        __be32 dst;
+        __be16 tp_src;
+        __be16 tp_dst;
+        __u8 tos;
+        __u8 ttl;
+        __u16 flags;
+    } tun;
 };
 
 /* What a pass through the flow table works on (see dp_pass()).  There is
@@ -1005,6 +1016,14 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             break;
         case XDP_DP_ACTION_DATA:
             break;
+        case XDP_DP_ACTION_TNL_POP:
+            /* dp_pass() checked it with xdp_dp_tnl_pop_ok__(). */
+            if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_POP))
+                && !do_tnl_pop(ctx, md, key, a->tnl_pop.port)) {
+                return RECIRCULATE;
+            }
+            error = -1;
+            break;
         default:
             error = -1;
             break;
@@ -1110,6 +1129,9 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
     if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && md->ct) {
         ct_fill_key(key, md->ct);
     }
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_POP)) && md->tun.dst) {
+        tnl_fill_key(key, &md->tun);
+    }
     if (info->flags & XDP_PARSE_F_INCOMPLETE) {
         /* The key is not what flow_extract() would make: no megaflow may
          * match it.  ovs-vswitchd handles the packet. */
@@ -1172,6 +1194,13 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
             slow = 1;
         }
     }
+    /* So does a tnl_pop check that XDP can pop the packet. */
+    if (!slow && HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_POP))
+        && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_TNL_POP)
+        && !xdp_dp_tnl_pop_ok__(ctx, key, flow->actions[0].tnl_pop.port,
+                                md->skb_only)) {
+        slow = 1;
+    }
     if (slow) {
         dp_stats->n_slow_path++;
         return upcall_pass(ctx, XDP_DP_UPCALL_SLOW_PATH, md, buf, slot);
@@ -1230,7 +1259,8 @@ xdp_dp_main(struct xdp_md *ctx)
         return XDP_PASS;
     }
     verdict = dp_pass(ctx, &md, buf);
-    for (int i = 0; HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_RECIRC))
+    for (int i = 0; HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_RECIRC)
+                               | ACTION_BIT(XDP_DP_ACTION_TNL_POP))
                     && verdict == RECIRCULATE; i++) {
         if (i == XDP_DP_MAX_RECIRC) {
             COUNT(n_recirc_limited, 1);

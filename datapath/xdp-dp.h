@@ -100,7 +100,25 @@ struct xdp_flow_key {
     __be16 tp_dst;              /* L4 destination port, or ICMP code. */
     __u16 pad2;                 /* Must be zero. */
     __be32 igmp_group_ip4;      /* IGMP group, or ND reserved field. */
+
+    /* Tunnel metadata, as in OVS's 'struct flow_tnl': what a tnl_pop in
+     * XDP gave the packet (see "Tunnels"), zero otherwise.  IPv4 outer
+     * headers only, without Geneve options: a megaflow matching more is
+     * not offered to XDP. */
+    __be64 tun_id;              /* Tunnel id (VXLAN VNI). */
+    __be32 tun_src;             /* Outer IPv4 source... */
+    __be32 tun_dst;             /* ...and destination. */
+    __be16 tun_tp_src;          /* Outer UDP source port... */
+    __be16 tun_tp_dst;          /* ...and destination port. */
+    __u8 tun_tos;               /* Outer IP ToS. */
+    __u8 tun_ttl;               /* Outer IP TTL. */
+    __u16 tun_flags;            /* XDP_TNL_F_*, OVS's FLOW_TNL_F_*. */
 };
+
+/* Tunnel flags, with the values of OVS's FLOW_TNL_F_*. */
+#define XDP_TNL_F_DONT_FRAGMENT (1 << 1)
+#define XDP_TNL_F_CSUM (1 << 2)
+#define XDP_TNL_F_KEY (1 << 3)
 
 #define XDP_FLOW_KEY_WORDS (sizeof(struct xdp_flow_key) / 8)
 #define XDP_FLOW_KEY_WORDS32 (sizeof(struct xdp_flow_key) / 4)
@@ -133,6 +151,10 @@ enum xdp_dp_action_type {
                                  * only one output may follow. */
     XDP_DP_ACTION_DATA,            /* 'data' for the action before it; does
                                  * nothing itself. */
+    XDP_DP_ACTION_TNL_POP,         /* Decapsulate, and classify the inner
+                                 * packet again as from tunnel port
+                                 * 'tnl_pop.port' (the only action; see
+                                 * "Tunnels"). */
 };
 
 /* Bits of 'struct xdp_flow''s 'action_bits': (1 << type) for each action
@@ -189,6 +211,9 @@ struct xdp_dp_action {
         } tnl_push;
         __u8 data[32];          /* XDP_DP_ACTION_DATA. */
         struct {
+            __u32 port;         /* The tunnel port. */
+        } tnl_pop;
+        struct {
             __u16 zone;         /* Conntrack zone. */
             __u16 flags;        /* XDP_DP_CT_F_*. */
             __u32 mark;         /* ct(commit,exec(set_field:V/M->ct_mark)):
@@ -217,6 +242,16 @@ struct xdp_dp_action {
  * encapsulate as such: XDP leaves the finished header in xdp_dp_tnl_hdrs
  * and its TC half pushes it with bpf_skb_adjust_room() and the UDP tunnel
  * GSO flags (XDP_DP_SKB_META_F_TNL_PUSH). */
+/*
+ * XDP_DP_ACTION_TNL_POP, on the underlay bridge's flow for the packets
+ * addressed to a tunnel endpoint, runs in XDP for VXLAN (not VXLAN-GPE)
+ * over IPv4 without options or a UDP checksum; for others, and for a
+ * frame of a generic-mode port too long to be anything but a GSO segment,
+ * the flow goes to ovs-vswitchd.  The program checks the outer headers as
+ * OVS's pop does, strips them, gives the packet the tunnel metadata that
+ * OVS's pop would (the key's tun_* fields, carried in the packet's
+ * metadata), makes the tunnel port its input port and classifies it
+ * again, as dpif-netdev does. */
 #define XDP_DP_TNL_MIN_HDR 42   /* Ethernet, IPv4, UDP. */
 #define XDP_DP_TNL_MAX_HDR 96   /* Three XDP_DP_ACTION_DATA. */
 
@@ -302,8 +337,12 @@ enum xdp_dp_tx_mode {
 /* A port, indexed by datapath port number. */
 struct xdp_dp_port {
     __u32 ifindex;              /* Kernel ifindex. */
-    __u32 tx_mode;              /* enum xdp_dp_tx_mode. */
+    __u16 tx_mode;              /* enum xdp_dp_tx_mode. */
+    __u16 tnl_type;             /* A tunnel port: XDP_DP_TNL_*, else 0. */
 };
+
+/* Tunnel ports whose tnl_pop runs in XDP. */
+#define XDP_DP_TNL_VXLAN 1
 
 /* Values of xdp_dp_in_ports: the datapath port number of the ingress
  * device, and flags about it.

@@ -338,6 +338,13 @@ dp_xdp_port_destroy(struct dp_xdp *dp, struct dp_xdp_port *port)
 {
     netdev_restore_flags(port->sf);
     detach_port(dp, port);
+    if (netdev_get_tunnel_config(port->netdev)) {
+        uint32_t port_no = odp_to_u32(port->port_no);
+        struct xdp_dp_port none = { .tx_mode = XDP_DP_TX_NONE };
+
+        bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
+                            &port_no, &none, BPF_ANY);
+    }
     if (port->peer_name) {
         int error = internal_port_delete(netdev_get_name(port->netdev));
 
@@ -355,6 +362,33 @@ dp_xdp_port_destroy(struct dp_xdp *dp, struct dp_xdp_port *port)
 }
 
 static int update_tx_mode(struct dp_xdp *, struct dp_xdp_port *);
+
+/* Tells the program which tunnel type 'port', a tunnel port, is, if its
+ * packets can be popped in XDP (see "Tunnels" in datapath/xdp-dp.h).
+ * Returns 0 or a positive errno. */
+static int
+write_tnl_port(struct dp_xdp *dp, const struct dp_xdp_port *port)
+{
+    const struct netdev_tunnel_config *cfg;
+    uint32_t port_no = odp_to_u32(port->port_no);
+    struct xdp_dp_port value = { .tx_mode = XDP_DP_TX_NONE };
+
+    cfg = netdev_get_tunnel_config(port->netdev);
+    if (!strcmp(port->type, "vxlan") && cfg
+        && !(cfg->exts & (1 << OVS_VXLAN_EXT_GPE))) {
+        value.tnl_type = XDP_DP_TNL_VXLAN;
+    }
+    if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
+                            &port_no, &value, BPF_ANY)) {
+        int error = errno;
+
+        VLOG_WARN("%s: cannot add tunnel port %s to the XDP program's "
+                  "maps (%s)", dp->name, netdev_get_name(port->netdev),
+                  ovs_strerror(error));
+        return error;
+    }
+    return 0;
+}
 
 /* Sets up 'port', whose 'port_no', 'netdev' and 'type' are set, in the
  * kernel. */
@@ -378,7 +412,7 @@ dp_xdp_port_setup(struct dp_xdp *dp, struct dp_xdp_port *port)
         }
         port->ifindex = -1;
         port->tx_mode = XDP_DP_TX_NONE;
-        return 0;
+        return write_tnl_port(dp, port);
     }
 
     if (!strcmp(type, "internal")) {

@@ -31,9 +31,14 @@
  *     the handler that receives the miss finds it here before bothering
  *     ofproto.
  *
- * So this table holds the userspace-only flows and every flow that matches
+ *   - Packets that a tnl_pop() run in ovs-vswitchd decapsulated
+ *     (dpif-xdp-tnl.c), which are looked up again with their tunnel
+ *     metadata.
+ *
+ * So this table holds the userspace-only flows, every flow that matches
  * a nonzero recirc_id (ofproto always matches recirc_id exactly, so those
- * are the only flows a recirculated packet can hit).  It is a tuple space
+ * are the only flows a recirculated packet can hit) and every flow that
+ * matches a tunnel's metadata.  It is a tuple space
  * search over OVS's own minimatches, as dpif-netdev's dpcls and the kernel
  * datapath's flow table are: a subtable per distinct mask, each a hash
  * table of masked flows (flow_hash_in_minimask()).  Megaflows do not
@@ -81,8 +86,9 @@ dp_xdp_uflow_destroy(struct dp_xdp *dp)
 bool
 dp_xdp_uflow_wanted(const struct dp_xdp_flow *flow, const struct match *match)
 {
-    return flow->uspace_only
-           || match->flow.recirc_id & match->wc.masks.recirc_id;
+    return (flow->uspace_only
+            || match->flow.recirc_id & match->wc.masks.recirc_id
+            || flow_tnl_dst_is_set(&match->flow.tunnel));
 }
 
 static struct dp_xdp_usubtable *

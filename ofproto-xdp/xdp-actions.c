@@ -528,6 +528,14 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
     case OVS_ACTION_ATTR_CT:
         return xdp_ct_compile(a, xa, why);
 
+    case OVS_ACTION_ATTR_TUNNEL_POP:
+        if (!xdp_action_check_size(a, sizeof(uint32_t), "tnl_pop", why)) {
+            return false;
+        }
+        xa->type = XDP_DP_ACTION_TNL_POP;
+        xa->tnl_pop.port = nl_attr_get_u32(a);
+        return true;
+
     case OVS_ACTION_ATTR_UNSPEC:
     case OVS_ACTION_ATTR_USERSPACE:
     case OVS_ACTION_ATTR_SAMPLE:
@@ -544,7 +552,6 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
     case OVS_ACTION_ATTR_CHECK_PKT_LEN:
     case OVS_ACTION_ATTR_ADD_MPLS:
     case OVS_ACTION_ATTR_TUNNEL_PUSH:
-    case OVS_ACTION_ATTR_TUNNEL_POP:
     case OVS_ACTION_ATTR_DROP:
     case OVS_ACTION_ATTR_LB_OUTPUT:
     case __OVS_ACTION_ATTR_MAX:
@@ -690,6 +697,14 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
 
         if (prev_type == XDP_DP_ACTION_RECIRC) {
             xdp_why_action(why_slow, "actions after recirc: ", a, left);
+            goto slow;
+        }
+        if (prev_type == XDP_DP_ACTION_TNL_POP
+            || (n_actions && nl_attr_type(a) == OVS_ACTION_ATTR_TUNNEL_POP)) {
+            /* XDP pops only for a flow that does nothing else, as ofproto
+             * makes them. */
+            xdp_why_action(why_slow, "tnl_pop with other actions: ", a,
+                           left);
             goto slow;
         }
         if (nl_attr_type(a) == OVS_ACTION_ATTR_CT
@@ -977,6 +992,10 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
 
     case XDP_DP_ACTION_DATA:
         ds_put_cstr(s, "data");
+        break;
+
+    case XDP_DP_ACTION_TNL_POP:
+        ds_put_format(s, "tnl_pop(%"PRIu32")", xa->tnl_pop.port);
         break;
 
     default:

@@ -248,6 +248,7 @@ xdp_compile_format_actions(struct ds *s, uint32_t action_bits)
         [XDP_DP_ACTION_RECIRC] = "recirc",
         [XDP_DP_ACTION_CT] = "ct",
         [XDP_DP_ACTION_TNL_PUSH] = "tnl_push",
+        [XDP_DP_ACTION_TNL_POP] = "tnl_pop",
     };
     bool any = false;
 

@@ -23,7 +23,9 @@
  *
  * What needs thought is the part of 'struct flow' that the XDP key drops.
  * Most of it is metadata that has the same value in every packet entering
- * the XDP datapath: no tunnel, zero marks, metadata and registers,
+ * the XDP datapath: no tunnel beyond the IPv4 metadata that a tnl_pop in
+ * XDP gives (no IPv6 outer addresses, Geneve options or GBP), zero marks,
+ * metadata and registers,
  * packet_type Ethernet, and no IPv6 original-direction conntrack tuple
  * (the XDP key carries the conntrack state, zone, mark, label and the
  * IPv4 tuple, which a ct() in XDP sets: see datapath/xdp-dp-ct.h).  A megaflow may keep a mask on such
@@ -96,6 +98,15 @@ xdp_flow_key_from_flow(struct xdp_flow_key *key, const struct flow *flow)
     key->tp_src = flow->tp_src;
     key->tp_dst = flow->tp_dst;
     key->igmp_group_ip4 = flow->igmp_group_ip4;
+
+    key->tun_id = flow->tunnel.tun_id;
+    key->tun_src = flow->tunnel.ip_src;
+    key->tun_dst = flow->tunnel.ip_dst;
+    key->tun_tp_src = flow->tunnel.tp_src;
+    key->tun_tp_dst = flow->tunnel.tp_dst;
+    key->tun_tos = flow->tunnel.ip_tos;
+    key->tun_ttl = flow->tunnel.ip_ttl;
+    key->tun_flags = flow->tunnel.flags;
 }
 
 void
@@ -151,6 +162,15 @@ xdp_flow_fields_to_flow__(const struct xdp_flow_key *key, struct flow *flow)
     flow->tp_src = key->tp_src;
     flow->tp_dst = key->tp_dst;
     flow->igmp_group_ip4 = key->igmp_group_ip4;
+
+    flow->tunnel.tun_id = key->tun_id;
+    flow->tunnel.ip_src = key->tun_src;
+    flow->tunnel.ip_dst = key->tun_dst;
+    flow->tunnel.tp_src = key->tun_tp_src;
+    flow->tunnel.tp_dst = key->tun_tp_dst;
+    flow->tunnel.ip_tos = key->tun_tos;
+    flow->tunnel.ip_ttl = key->tun_ttl;
+    flow->tunnel.flags = key->tun_flags;
 }
 
 void
@@ -406,3 +426,7 @@ xdp_flow_key_format(struct ds *s, const struct xdp_flow_key *key,
         ds_chomp(s, ',');
     }
 }
+
+BUILD_ASSERT_DECL(XDP_TNL_F_DONT_FRAGMENT == FLOW_TNL_F_DONT_FRAGMENT);
+BUILD_ASSERT_DECL(XDP_TNL_F_CSUM == FLOW_TNL_F_CSUM);
+BUILD_ASSERT_DECL(XDP_TNL_F_KEY == FLOW_TNL_F_KEY);

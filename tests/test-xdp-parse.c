@@ -1153,6 +1153,9 @@ static const struct key_field {
     KEY_FIELD(nd_target), KEY_FIELD(arp_sha), KEY_FIELD(arp_tha),
     KEY_FIELD(tcp_flags), KEY_FIELD(tp_src), KEY_FIELD(tp_dst),
     KEY_FIELD(pad2), KEY_FIELD(igmp_group_ip4),
+    KEY_FIELD(tun_id), KEY_FIELD(tun_src), KEY_FIELD(tun_dst),
+    KEY_FIELD(tun_tp_src), KEY_FIELD(tun_tp_dst), KEY_FIELD(tun_tos),
+    KEY_FIELD(tun_ttl), KEY_FIELD(tun_flags),
 };
 
 static void
