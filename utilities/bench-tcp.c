@@ -33,7 +33,21 @@
  * result is the median of the runs, with the spread, and its ratio to the
  * floor and to the Linux bridge.  All MTUs are set on all four veth ends
  * (and the floor's pair) before each measurement.  iperf3's first second
- * is left out (-O 1): flow setup and slow start. */
+ * is left out (-O 1): flow setup and slow start.
+ *
+ * The VXLAN pipeline puts the server behind a tunnel, as a container on
+ * another host: the server's namespace has a VXLAN device (VNI 0, port
+ * 4789, no UDP checksum, 10.79.0.2) whose underlay is its veth (10.77.0.2),
+ * and the client (10.79.0.1 on the same veth as before, its MTU 50 bytes
+ * less for the outer headers) reaches it through an overlay switch that
+ * encapsulates towards 10.77.0.100 in the root namespace:
+ *
+ *   - linux-vxlan: the kernel's own path, a Linux bridge with the client's
+ *     veth and a VXLAN device, 10.77.0.100 on the server's veth, routed
+ *     by the host;
+ *   - ovs-xdp-vxlan: an xdp bridge with the client's veth and a VXLAN
+ *     port, and an xdp underlay bridge with the server's veth whose own
+ *     port has 10.77.0.100 (native tunneling). */
 
 #include <config.h>
 
@@ -66,7 +80,16 @@ enum tcp_kind {
     TCP_OVS_XDP,                /* ovs-vswitchd-xdp, datapath_type=xdp. */
     TCP_OVS_STOCK,              /* Debian's ovs-vswitchd, netdev. */
     TCP_LINUX_BRIDGE,           /* The kernel's bridge. */
+    TCP_LINUX_VXLAN,            /* The kernel's bridge and VXLAN device. */
+    TCP_OVS_XDP_VXLAN,          /* ovs-vswitchd-xdp, native tunneling. */
 };
+
+/* Whether switches of 'kind' reach the server through the VXLAN tunnel. */
+static bool
+tcp_kind_is_vxlan(enum tcp_kind kind)
+{
+    return kind == TCP_LINUX_VXLAN || kind == TCP_OVS_XDP_VXLAN;
+}
 
 /* A switch under test. */
 struct tcp_switch {
@@ -95,10 +118,16 @@ static const struct tcp_switch tcp_switches[] = {
     { "ovs-afxdp", "Debian ovs-vswitchd, datapath_type=netdev, type=afxdp "
       "ports, actions=normal, userspace-tso-enable=true", TCP_OVS_STOCK,
       "afxdp", NULL },
+    { "linux-vxlan", "VXLAN: Linux bridge and VXLAN device (noudpcsum), "
+      "underlay routed by the host", TCP_LINUX_VXLAN, NULL, NULL },
+    { "ovs-xdp-vxlan", "VXLAN: ovs-vswitchd-xdp, overlay and underlay xdp "
+      "bridges, actions=normal, native tunneling", TCP_OVS_XDP_VXLAN, NULL,
+      NULL },
 };
 #define TCP_N_SWITCHES ARRAY_SIZE(tcp_switches)
 #define TCP_FLOOR_IDX 0
 #define TCP_BRIDGE_IDX 1
+#define TCP_LINUX_VXLAN_IDX 6   /* "/bridge" of the VXLAN rows. */
 
 #define TCP_MAX_CASES 8         /* MTUs and stream counts, each. */
 #define TCP_MAX_RUNS 100
@@ -135,7 +164,9 @@ struct tcp_bench {
                                  * the server's. */
     bool floor_created;
     char *ovs_bridge;
+    char *ovs_underlay;         /* ovs-xdp-vxlan's underlay bridge. */
     char *linux_bridge;
+    char *vxlan_dev;            /* linux-vxlan's VXLAN device. */
     struct bench_ovs ovs_xdp;
     struct bench_ovs ovs_stock;
     const struct tcp_switch *active;    /* Set up now, or NULL. */
@@ -160,8 +191,8 @@ Options:\n\
   --mtus=LIST            comma-separated MTUs (default 1500,9000)\n\
   --streams=LIST         comma-separated parallel streams (default 1,4)\n\
   --switches=LIST        comma-separated, from: floor, linux-bridge,\n\
-                         ovs-xdp, ovs-xdp-drv, ovs-system, ovs-afxdp\n\
-                         (default: all)\n\
+                         ovs-xdp, ovs-xdp-drv, ovs-system, ovs-afxdp,\n\
+                         linux-vxlan, ovs-xdp-vxlan (default: all)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
                          or from $PATH)\n\
   --vswitchd=PATH        stock ovs-vswitchd (default:\n\
@@ -315,7 +346,70 @@ tcp_parse_options(struct tcp_bench *tb, int argc, char *argv[])
 static struct bench_ovs *
 tcp_switch_ovs(struct tcp_bench *tb, const struct tcp_switch *sw)
 {
-    return sw->kind == TCP_OVS_XDP ? &tb->ovs_xdp : &tb->ovs_stock;
+    return sw->kind == TCP_OVS_STOCK ? &tb->ovs_stock : &tb->ovs_xdp;
+}
+
+/* ovs-xdp-vxlan: the overlay bridge with the client's veth and a VXLAN
+ * port to the server, and the underlay bridge with the server's veth. */
+static int
+tcp_ovs_vxlan_setup(struct tcp_bench *tb, struct ds *why)
+{
+    const char *overlay[] = { tb->client.root_name };
+    const char *underlay[] = { tb->server.root_name };
+    const char *flows[] = { "actions=normal" };
+    struct ds output = DS_EMPTY_INITIALIZER;
+    int error;
+
+    error = bench_ovs_add_bridge(&tb->ovs_xdp, tb->ovs_underlay, "xdp", NULL,
+                                 underlay, 1, flows, 1, why);
+    if (!error) {
+        error = bench_ovs_add_bridge(&tb->ovs_xdp, tb->ovs_bridge, "xdp",
+                                     NULL, overlay, 1, flows, 1, why);
+    }
+    if (!error
+        && bench_ovs_run(&tb->ovs_xdp, &output, "ovs-vsctl add-port %s %svx"
+                         " -- set interface %svx type=vxlan"
+                         " options:remote_ip=10.77.0.2", tb->ovs_bridge,
+                         tb->ovs_bridge, tb->ovs_bridge)) {
+        bench_explain(why, "ovs-vsctl add-port (vxlan)", 1, &output);
+        error = EIO;
+    }
+    if (!error) {
+        int status = bench_run(&output, "ip addr add 10.77.0.100/24 dev %s"
+                               " && ip link set %s up", tb->ovs_underlay,
+                               tb->ovs_underlay);
+        if (status) {
+            bench_explain(why, "addressing the underlay bridge", status,
+                          &output);
+            error = EIO;
+        }
+    }
+    ds_destroy(&output);
+    return error;
+}
+
+/* linux-vxlan: a Linux bridge with the client's veth and a VXLAN device
+ * that the host routes to the server's veth. */
+static int
+tcp_linux_vxlan_setup(struct tcp_bench *tb, int mtu, struct ds *why)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    int status;
+
+    status = bench_run(&output, "ip addr add 10.77.0.100/24 dev %s"
+                       " && ip link add %s type vxlan id 0 dstport 4789"
+                       " remote 10.77.0.2 local 10.77.0.100 noudpcsum"
+                       " && ip link set %s mtu %d up",
+                       tb->server.root_name, tb->vxlan_dev, tb->vxlan_dev,
+                       mtu - 50);
+    if (status) {
+        bench_explain(why, "creating the VXLAN device", status, &output);
+        ds_destroy(&output);
+        return EIO;
+    }
+    ds_destroy(&output);
+    return bench_linux_bridge_create(tb->linux_bridge, tb->client.root_name,
+                                     tb->vxlan_dev, why);
 }
 
 static int
@@ -364,6 +458,15 @@ tcp_switch_teardown(struct tcp_bench *tb)
     case TCP_LINUX_BRIDGE:
         bench_run(NULL, "ip link del %s", tb->linux_bridge);
         break;
+    case TCP_LINUX_VXLAN:
+        bench_run(NULL, "ip link del %s; ip link del %s;"
+                  " ip addr del 10.77.0.100/24 dev %s", tb->linux_bridge,
+                  tb->vxlan_dev, tb->server.root_name);
+        break;
+    case TCP_OVS_XDP_VXLAN:
+        bench_ovs_del_bridge(&tb->ovs_xdp, tb->ovs_bridge);
+        bench_ovs_del_bridge(&tb->ovs_xdp, tb->ovs_underlay);
+        break;
     }
     bench_xdp_clear(tb->client.root_name, sw->name);
     bench_xdp_clear(tb->server.root_name, sw->name);
@@ -396,9 +499,34 @@ tcp_switch_setup(struct tcp_bench *tb, const struct tcp_switch *sw, int mtu,
         return EIO;
     }
 
+    if (tcp_kind_is_vxlan(sw->kind)) {
+        /* Room for the outer headers on the client's side. */
+        ds_clear(&output);
+        status = bench_run(&output,
+                           "ip link set %s mtu %d"
+                           " && nsenter --net=/run/netns/%s ip link set %s"
+                           " mtu %d"
+                           " && nsenter --net=/run/netns/%s ip link set vx"
+                           " mtu %d",
+                           tb->client.root_name, mtu - 50,
+                           tb->client.ns, tb->client.ns_name, mtu - 50,
+                           tb->server.ns, mtu - 50);
+        if (status) {
+            bench_explain(why, "setting the tunnel's MTU", status, &output);
+            ds_destroy(&output);
+            return EIO;
+        }
+    }
+
     tb->active = sw;
     switch (sw->kind) {
     case TCP_FLOOR:
+        break;
+    case TCP_LINUX_VXLAN:
+        error = tcp_linux_vxlan_setup(tb, mtu, why);
+        break;
+    case TCP_OVS_XDP_VXLAN:
+        error = tcp_ovs_vxlan_setup(tb, why);
         break;
     case TCP_OVS_XDP:
     case TCP_OVS_STOCK:
@@ -409,6 +537,21 @@ tcp_switch_setup(struct tcp_bench *tb, const struct tcp_switch *sw, int mtu,
                                           tb->client.root_name,
                                           tb->server.root_name, why);
         break;
+    }
+    if (!error && tcp_kind_is_vxlan(sw->kind)) {
+        /* The first packets into a tunnel wait for its next hop to be
+         * resolved (for ovs-xdp, for ofproto to revalidate the flow
+         * after that): not in the measurement. */
+        ds_clear(&output);
+        status = bench_run(&output, "for i in $(seq 20); do"
+                           " nsenter --net=/run/netns/%s ping -q -c 1 -W 1"
+                           " 10.79.0.2 > /dev/null && exit 0; done; exit 1",
+                           tb->client.ns);
+        if (status) {
+            bench_explain(why, "pinging through the tunnel", status,
+                          &output);
+            error = EIO;
+        }
     }
     ds_destroy(&output);
     if (error) {
@@ -463,8 +606,10 @@ tcp_parse_report(const char *report, struct ds *why)
 static int
 tcp_measure(struct tcp_bench *tb, int streams, double *gbps, struct ds *why)
 {
-    bool floor = tb->active->kind == TCP_FLOOR;
-    const char *server_addr = floor ? "10.78.0.2" : "10.77.0.2";
+    enum tcp_kind kind = tb->active->kind;
+    const char *server_addr = (kind == TCP_FLOOR ? "10.78.0.2"
+                               : tcp_kind_is_vxlan(kind) ? "10.79.0.2"
+                               : "10.77.0.2");
     char *pidfile = xasprintf("/tmp/%s-iperf3-%ld.pid", BENCH_PREFIX,
                               (long) getpid());
     struct ds output = DS_EMPTY_INITIALIZER;
@@ -534,7 +679,9 @@ tcp_setup(struct tcp_bench *tb)
     int status;
 
     tb->ovs_bridge = xasprintf("%sbr%ld", BENCH_PREFIX, pid);
+    tb->ovs_underlay = xasprintf("%sub%ld", BENCH_PREFIX, pid);
     tb->linux_bridge = xasprintf("%slb%ld", BENCH_PREFIX, pid);
+    tb->vxlan_dev = xasprintf("%svx%ld", BENCH_PREFIX, pid);
     tb->floor_client = xasprintf("%sfc%ld", BENCH_PREFIX, pid);
     tb->floor_server = xasprintf("%sfs%ld", BENCH_PREFIX, pid);
     if (bench_pair_create(&tb->client, "c", tcp_client_mac, "10.77.0.1/24",
@@ -562,6 +709,25 @@ tcp_setup(struct tcp_bench *tb)
                        tb->server.ns, tb->floor_server);
     if (status) {
         bench_explain(&why, "creating the floor's veth pair", status,
+                      &output);
+        ovs_fatal(0, "%s", ds_cstr(&why));
+    }
+    /* The VXLAN pipeline's ends (see the top of the file); they stay
+     * unused by the other switches. */
+    ds_clear(&output);
+    status = bench_run(&output,
+                       "nsenter --net=/run/netns/%s ip addr add 10.79.0.1/24"
+                       " dev %s"
+                       " && nsenter --net=/run/netns/%s ip link add vx type"
+                       " vxlan id 0 dstport 4789 remote 10.77.0.100"
+                       " local 10.77.0.2 noudpcsum"
+                       " && nsenter --net=/run/netns/%s ip addr add"
+                       " 10.79.0.2/24 dev vx"
+                       " && nsenter --net=/run/netns/%s ip link set vx up",
+                       tb->client.ns, tb->client.ns_name,
+                       tb->server.ns, tb->server.ns, tb->server.ns);
+    if (status) {
+        bench_explain(&why, "creating the server's VXLAN device", status,
                       &output);
         ovs_fatal(0, "%s", ds_cstr(&why));
     }
@@ -599,6 +765,11 @@ tcp_print_table(const struct tcp_bench *tb)
             double bridge = (rs[TCP_BRIDGE_IDX].n
                              ? bench_median(rs[TCP_BRIDGE_IDX].gbps,
                                             rs[TCP_BRIDGE_IDX].n) : 0);
+            double kernel_vxlan = (rs[TCP_LINUX_VXLAN_IDX].n
+                                   ? bench_median(
+                                       rs[TCP_LINUX_VXLAN_IDX].gbps,
+                                       rs[TCP_LINUX_VXLAN_IDX].n)
+                                   : 0);
 
             printf("\nMTU %d, %d stream%s:\n", o->mtus[m], o->streams[s],
                    o->streams[s] > 1 ? "s" : "");
@@ -624,14 +795,18 @@ tcp_print_table(const struct tcp_bench *tb)
                 } else {
                     printf(" %9s", "-");
                 }
-                if (bridge) {
-                    printf(" %10.2f\n", med / bridge);
+                /* A tunnel's is the kernel's own tunnel's ratio. */
+                double ref = (tcp_kind_is_vxlan(tcp_switches[i].kind)
+                              ? kernel_vxlan : bridge);
+                if (ref) {
+                    printf(" %10.2f\n", med / ref);
                 } else {
                     printf(" %10s\n", "-");
                 }
             }
         }
     }
+    printf("\n/bridge: for the VXLAN rows, the ratio to linux-vxlan.\n");
     printf("\nswitches:\n");
     for (size_t i = 0; i < TCP_N_SWITCHES; i++) {
         if (o->selected[i]) {
@@ -699,6 +874,8 @@ bench_tcp_main(int argc, char *argv[])
     size_t n_measured = 0;
     char *iperf3;
 
+    ovs_assert(tcp_switches[TCP_BRIDGE_IDX].kind == TCP_LINUX_BRIDGE);
+    ovs_assert(tcp_switches[TCP_LINUX_VXLAN_IDX].kind == TCP_LINUX_VXLAN);
     tcp_parse_options(&tb, argc, argv);
     if (geteuid()) {
         ovs_fatal(0, "tcp: must run as root (network namespaces need it)");
