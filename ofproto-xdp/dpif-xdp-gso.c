@@ -64,25 +64,38 @@ COVERAGE_DEFINE(xdp_gso_unsupported);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 
-/* Sends 'batch' (taking its packets) on 'netdev' if it holds any, and
+/* Where the pieces of a cut packet go: sent on a netdev in batches
+ * ('emit' NULL), or handed one by one to 'emit'. */
+struct sink {
+    struct netdev *netdev;      /* Sent on it, in 'batch'... */
+    struct dp_packet_batch batch;
+    void (*emit)(void *aux, struct dp_packet *);    /* ...or given here, */
+    void *aux;                  /* with this. */
+};
+
+/* Sends the batch of 'sink' (taking its packets) if it holds any, and
  * empties it. */
 static void
-flush(struct netdev *netdev, struct dp_packet_batch *batch)
+flush(struct sink *sink)
 {
-    if (dp_packet_batch_size(batch)) {
-        netdev_send(netdev, 0, batch, true);
-        dp_packet_batch_init(batch);
+    if (dp_packet_batch_size(&sink->batch)) {
+        netdev_send(sink->netdev, 0, &sink->batch, true);
+        dp_packet_batch_init(&sink->batch);
     }
 }
 
-/* Appends 'p' to 'batch', first sending 'batch' if it is full. */
+/* Gives 'p' to 'sink'. */
 static void
-add(struct netdev *netdev, struct dp_packet_batch *batch, struct dp_packet *p)
+add(struct sink *sink, struct dp_packet *p)
 {
-    if (dp_packet_batch_is_full(batch)) {
-        flush(netdev, batch);
+    if (sink->emit) {
+        sink->emit(sink->aux, p);
+        return;
     }
-    dp_packet_batch_add(batch, p);
+    if (dp_packet_batch_is_full(&sink->batch)) {
+        flush(sink);
+    }
+    dp_packet_batch_add(&sink->batch, p);
 }
 
 /* Cuts packet 'p', of GSO size 'gso_size' (0 if unknown), into packets
@@ -135,19 +148,17 @@ cut_piece(const struct cut *c, size_t i, size_t ofs, size_t n,
     return s;
 }
 
-static bool segment_udp(struct netdev *, struct dp_packet *,
-                        const struct flow *, int mtu, uint32_t gso_size,
-                        struct dp_packet_batch *);
+static bool segment_udp(struct sink *, struct dp_packet *,
+                        const struct flow *, int mtu, uint32_t gso_size);
 
 static bool
-segment(struct netdev *netdev, struct dp_packet *p, int mtu,
-        uint32_t gso_size, struct dp_packet_batch *batch)
+segment(struct sink *sink, struct dp_packet *p, int mtu, uint32_t gso_size)
 {
     struct flow flow;
 
     flow_extract(p, &flow);
     if (flow.nw_proto == IPPROTO_UDP && gso_size) {
-        return segment_udp(netdev, p, &flow, mtu, gso_size, batch);
+        return segment_udp(sink, p, &flow, mtu, gso_size);
     }
     if (flow.nw_proto != IPPROTO_TCP || flow.nw_frag & FLOW_NW_FRAG_ANY
         || !dp_packet_l3(p) || !dp_packet_l4(p)
@@ -221,7 +232,7 @@ segment(struct netdev *netdev, struct dp_packet *p, int mtu,
         put_16aligned_be32(&th->tcp_seq, htonl(seq + ofs));
         th->tcp_csum = 0;
         th->tcp_csum = csum_finish(csum_continue(pseudo, th, tcp_len + n));
-        add(netdev, batch, s);
+        add(sink, s);
     }
     dp_packet_delete(p);
     return true;
@@ -232,9 +243,8 @@ segment(struct netdev *netdev, struct dp_packet *p, int mtu,
  * UDP header, length and checksum and, for IPv4, IP header.  See
  * segment(). */
 static bool
-segment_udp(struct netdev *netdev, struct dp_packet *p,
-            const struct flow *flow, int mtu, uint32_t gso_size,
-            struct dp_packet_batch *batch)
+segment_udp(struct sink *sink, struct dp_packet *p,
+            const struct flow *flow, int mtu, uint32_t gso_size)
 {
     if (flow->nw_frag & FLOW_NW_FRAG_ANY || !dp_packet_l3(p)
         || !dp_packet_l4(p) || dp_packet_l4_size(p) < UDP_HEADER_LEN) {
@@ -289,7 +299,7 @@ segment_udp(struct netdev *netdev, struct dp_packet *p,
         if (!uh->udp_csum) {
             uh->udp_csum = htons(0xffff);
         }
-        add(netdev, batch, s);
+        add(sink, s);
     }
     dp_packet_delete(p);
     return true;
@@ -299,7 +309,7 @@ void
 dp_xdp_send_segmented(struct netdev *netdev, struct dp_packet_batch *batch,
                       uint32_t gso_size)
 {
-    struct dp_packet_batch out;
+    struct sink sink = { .netdev = netdev };
     struct dp_packet *p;
     bool oversized = false;
     int mtu;
@@ -321,14 +331,14 @@ dp_xdp_send_segmented(struct netdev *netdev, struct dp_packet_batch *batch,
 
     /* A UDP GSO segment must be cut into its datagrams even if it would
      * fit the MTU whole. */
-    dp_packet_batch_init(&out);
+    dp_packet_batch_init(&sink.batch);
     DP_PACKET_BATCH_FOR_EACH (i, p, batch) {
         if (dp_packet_size(p) <= max && !gso_size) {
-            add(netdev, &out, p);
-        } else if (segment(netdev, p, mtu, gso_size, &out)) {
+            add(&sink, p);
+        } else if (segment(&sink, p, mtu, gso_size)) {
             /* Cut, and taken. */
         } else if (dp_packet_size(p) <= max) {
-            add(netdev, &out, p);
+            add(&sink, p);
         } else {
             COVERAGE_INC(xdp_gso_unsupported);
             VLOG_WARN_RL(&rl, "%s: dropped a %"PRIu32"-byte packet that is "
@@ -340,5 +350,14 @@ dp_xdp_send_segmented(struct netdev *netdev, struct dp_packet_batch *batch,
         }
     }
     dp_packet_batch_init(batch);
-    flush(netdev, &out);
+    flush(&sink);
+}
+
+bool
+dp_xdp_gso_cut(struct dp_packet *p, int mtu, uint32_t gso_size,
+               void (*emit)(void *aux, struct dp_packet *), void *aux)
+{
+    struct sink sink = { .emit = emit, .aux = aux };
+
+    return segment(&sink, p, mtu, gso_size);
 }

@@ -286,7 +286,8 @@ void dp_xdp_complete_partial_csum(struct dp_packet *, const struct flow *);
 
 /* dpif-xdp-tnl.c */
 void dp_xdp_tnl_push(struct dp_xdp *, struct dp_packet_batch *,
-                     const struct nlattr *, uint32_t gso_size);
+                     const struct nlattr *, uint32_t gso_size,
+                     const struct nlattr *actions, size_t actions_len);
 bool dp_xdp_tnl_pop(struct dp_xdp *, struct dp_packet_batch *,
                     const struct nlattr *, bool should_steal,
                     struct dp_packet_batch *out);
@@ -438,6 +439,12 @@ void dp_xdp_ctcache_format(struct dp_xdp_ctcache *, struct ds *,
 /* dpif-xdp-gso.c */
 void dp_xdp_send_segmented(struct netdev *, struct dp_packet_batch *,
                            uint32_t gso_size);
+/* Cuts 'p', a TCP packet whose IP packet is longer than 'mtu' bytes (or a
+ * UDP GSO segment of 'gso_size'), into pieces that fit, TCP at 'gso_size'
+ * bytes of payload if nonzero, and gives each to 'emit'.  Returns true,
+ * having taken 'p', or false, leaving 'p' alone, if it cannot. */
+bool dp_xdp_gso_cut(struct dp_packet *p, int mtu, uint32_t gso_size,
+                    void (*emit)(void *aux, struct dp_packet *), void *aux);
 
 /* dpif-xdp-stats.c */
 int dp_xdp_read_stats(struct dp_xdp *, struct xdp_dp_stats *sum);

@@ -42,6 +42,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "coverage.h"
@@ -51,6 +52,7 @@
 #include "netdev.h"
 #include "netlink.h"
 #include "odp-netlink.h"
+#include "odp-util.h"
 #include "packets.h"
 #include "openvswitch/vlog.h"
 #include "util.h"
@@ -63,44 +65,130 @@ COVERAGE_DEFINE(xdp_tnl_drop);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 
-/* The tnl_push() action 'a' on 'batch', whose packets it changes in place
- * (dropping those it cannot encapsulate).  'gso_size' is the packets' GSO
- * size, or 0. */
+/* Where the tnl_push() action 'a' in the 'actions_len' bytes of actions
+ * at 'actions' sends its packets: the port of the output right after it
+ * (in the same list, which may be a clone()'s), or ODPP_NONE. */
+static odp_port_t
+output_after(const struct nlattr *actions, size_t actions_len,
+             const struct nlattr *a)
+{
+    const struct nlattr *x;
+    size_t left;
+
+    NL_ATTR_FOR_EACH (x, left, actions, actions_len) {
+        if (x == a) {
+            size_t len = NLA_ALIGN(x->nla_len);
+            const struct nlattr *next = nl_attr_next(x);
+
+            return (left >= len + NLA_HDRLEN
+                    && nl_attr_type(next) == OVS_ACTION_ATTR_OUTPUT
+                    ? nl_attr_get_odp_port(next) : ODPP_NONE);
+        }
+        if (nl_attr_type(x) == OVS_ACTION_ATTR_CLONE
+            && (const char *) a > (const char *) x
+            && (const char *) a < (const char *) x + x->nla_len) {
+            return output_after(nl_attr_get(x), nl_attr_get_size(x), a);
+        }
+    }
+    return ODPP_NONE;
+}
+
+/* What the pieces of a cut packet need (see push_cut()). */
+struct push_cut_aux {
+    struct netdev *tnl;         /* The tunnel port's netdev. */
+    const struct ovs_action_push_tnl *data;
+    uint32_t hash;              /* The original packet's hash. */
+    struct dp_packet_batch out; /* Encapsulated pieces, to be sent... */
+    struct netdev *out_netdev;  /* ...here. */
+};
+
+static void
+push_cut_piece(void *aux_, struct dp_packet *piece)
+{
+    struct push_cut_aux *aux = aux_;
+    struct dp_packet_batch one;
+    struct dp_packet *p;
+
+    dp_packet_set_rss_hash(piece, aux->hash);
+    dp_packet_batch_init_packet(&one, piece);
+    netdev_push_header(aux->tnl, &one, aux->data);
+    if (dp_packet_batch_is_full(&aux->out)) {
+        netdev_send(aux->out_netdev, 0, &aux->out, true);
+        dp_packet_batch_init(&aux->out);
+    }
+    DP_PACKET_BATCH_FOR_EACH (i, p, &one) {
+        dp_packet_batch_add(&aux->out, p);
+    }
+}
+
+/* The tnl_push() action 'a', found in the 'actions_len' bytes of actions
+ * at 'actions', on 'batch', whose packets it changes in place.
+ * 'gso_size' is the packets' GSO size, or 0.
+ *
+ * A GSO segment (a container's TCP, or the first packet of a flow, which
+ * ofproto executes whole), encapsulated whole, would be too long for the
+ * underlay, and no packet socket cuts an encapsulated packet.  So one
+ * whose inner packet would not fit the MTU of the output after the push
+ * is cut first (dp_xdp_gso_cut(), the sender's segment size if known), and
+ * its pieces are encapsulated and sent on that output here, in place of
+ * the whole; odp_execute_actions()'s batch has no room for them all. */
 void
 dp_xdp_tnl_push(struct dp_xdp *dp, struct dp_packet_batch *batch,
-                const struct nlattr *a, uint32_t gso_size)
+                const struct nlattr *a, uint32_t gso_size,
+                const struct nlattr *actions, size_t actions_len)
 {
     const struct ovs_action_push_tnl *data = nl_attr_get(a);
     struct netdev *netdev = dp_xdp_port_tnl_netdev_ref(dp, data->tnl_port);
+    odp_port_t out_port = output_after(actions, actions_len, a);
+    struct push_cut_aux aux = { .tnl = netdev, .data = data };
     struct dp_packet *packet;
+    int inner_mtu = INT_MAX;
+    size_t i, n;
 
-    if (!netdev || gso_size) {
-        /* A GSO segment would have to be cut before it is encapsulated,
-         * which odp_execute_actions() leaves no room for here: its batch
-         * holds at most NETDEV_MAX_BURST packets. */
+    if (!netdev) {
         COVERAGE_ADD(xdp_tnl_drop, dp_packet_batch_size(batch));
-        VLOG_WARN_RL(&rl, "%s: tnl_push to port %"PRIu32": %s; packets "
-                     "dropped", dp->name, odp_to_u32(data->tnl_port),
-                     netdev ? "GSO segments are not encapsulated in "
-                     "ovs-vswitchd" : "no such tunnel port");
+        VLOG_WARN_RL(&rl, "%s: tnl_push to port %"PRIu32": no such tunnel "
+                     "port; packets dropped", dp->name,
+                     odp_to_u32(data->tnl_port));
         dp_packet_delete_batch(batch, true);
         dp_packet_batch_init(batch);
-        netdev_close(netdev);
         return;
     }
-
-    /* The outer UDP source port is the packet's RSS hash, which
-     * flow_extract() does not set and the XDP program did not pass up:
-     * the 5-tuple's hash, as a NIC's RSS would give it. */
-    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
-        struct flow flow;
-
-        flow_extract(packet, &flow);
-        dp_packet_set_rss_hash(packet, flow_hash_5tuple(&flow, 0));
+    aux.out_netdev = (out_port != ODPP_NONE
+                      ? dp_xdp_port_netdev_ref(dp, out_port) : NULL);
+    if (aux.out_netdev && !netdev_get_mtu(aux.out_netdev, &inner_mtu)) {
+        /* The outer IP packet is the header (less its Ethernet part) and
+         * the inner frame (its Ethernet header and IP packet). */
+        inner_mtu -= data->header_len;
     }
+    dp_packet_batch_init(&aux.out);
+
     COVERAGE_ADD(xdp_tnl_push, dp_packet_batch_size(batch));
     dp_packet_batch_apply_cutlen(batch);
+    n = dp_packet_batch_size(batch);
+    DP_PACKET_BATCH_REFILL_FOR_EACH (i, n, packet, batch) {
+        struct flow flow;
+
+        /* The outer UDP source port is the packet's RSS hash, which
+         * flow_extract() does not set and the XDP program did not pass
+         * up: the 5-tuple's hash, as a NIC's RSS would give it. */
+        flow_extract(packet, &flow);
+        aux.hash = flow_hash_5tuple(&flow, 0);
+        dp_packet_set_rss_hash(packet, aux.hash);
+        if (aux.out_netdev && dp_packet_l3(packet)
+            && (gso_size || (dp_packet_size(packet) - packet->l3_ofs
+                             > (size_t) inner_mtu))
+            && dp_xdp_gso_cut(packet, inner_mtu, gso_size, push_cut_piece,
+                              &aux)) {
+            continue;           /* Cut, encapsulated and sent. */
+        }
+        dp_packet_batch_refill(batch, packet, i);
+    }
+    if (dp_packet_batch_size(&aux.out)) {
+        netdev_send(aux.out_netdev, 0, &aux.out, true);
+    }
     netdev_push_header(netdev, batch, data);
+    netdev_close(aux.out_netdev);
     netdev_close(netdev);
 }
 

@@ -760,7 +760,8 @@ dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *batch,
             /* The last action: nothing would see the result. */
             dp_packet_delete_batch(batch, true);
         } else {
-            dp_xdp_tnl_push(ctx->dp, batch, a, ctx->gso_size);
+            dp_xdp_tnl_push(ctx->dp, batch, a, ctx->gso_size, ctx->actions,
+                            ctx->actions_len);
         }
         return;
     }
