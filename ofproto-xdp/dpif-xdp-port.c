@@ -778,39 +778,37 @@ out:
     return error;
 }
 
-/* Returns a reference to the netdev through which userspace sends on
- * 'port_no', or NULL.  The caller closes it. */
-struct netdev *
-dp_xdp_port_netdev_ref(struct dp_xdp *dp, odp_port_t port_no)
+/* Returns a reference to the netdev of port 'port_no': if 'tnl', its own,
+ * if it is a tunnel port (whose class pushes and pops its headers),
+ * otherwise the one through which userspace sends on it.  NULL if there
+ * is none.  The caller closes it. */
+static struct netdev *
+port_netdev_ref(struct dp_xdp *dp, odp_port_t port_no, bool tnl)
 {
     struct netdev *netdev = NULL;
     struct dp_xdp_port *port;
 
     ovs_mutex_lock(&dp->port_mutex);
     port = dp_xdp_lookup_port(dp, port_no);
-    if (port) {
+    if (port && !tnl) {
         netdev = netdev_ref(port->tx_netdev);
+    } else if (port && netdev_get_tunnel_config(port->netdev)) {
+        netdev = netdev_ref(port->netdev);
     }
     ovs_mutex_unlock(&dp->port_mutex);
     return netdev;
 }
 
-/* Returns a reference to the netdev of tunnel port 'port_no', whose
- * class pushes and pops its headers, or NULL if 'port_no' is not a tunnel
- * port.  The caller closes it. */
+struct netdev *
+dp_xdp_port_netdev_ref(struct dp_xdp *dp, odp_port_t port_no)
+{
+    return port_netdev_ref(dp, port_no, false);
+}
+
 struct netdev *
 dp_xdp_port_tnl_netdev_ref(struct dp_xdp *dp, odp_port_t port_no)
 {
-    struct netdev *netdev = NULL;
-    struct dp_xdp_port *port;
-
-    ovs_mutex_lock(&dp->port_mutex);
-    port = dp_xdp_lookup_port(dp, port_no);
-    if (port && netdev_get_tunnel_config(port->netdev)) {
-        netdev = netdev_ref(port->netdev);
-    }
-    ovs_mutex_unlock(&dp->port_mutex);
-    return netdev;
+    return port_netdev_ref(dp, port_no, true);
 }
 
 /* Interfaces that come and go.

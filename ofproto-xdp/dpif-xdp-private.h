@@ -276,9 +276,13 @@ void dp_xdp_check_devices(struct dp_xdp *);
 int dpif_xdp_port_add(struct dpif *, struct netdev *, odp_port_t *port_nop);
 int dpif_xdp_port_del(struct dpif *, odp_port_t);
 int dpif_xdp_port_set_config(struct dpif *, odp_port_t, const struct smap *);
+/* The netdev through which userspace sends on port 'port_no', or NULL.
+ * The caller closes it. */
 struct netdev *dp_xdp_port_netdev_ref(struct dp_xdp *, odp_port_t);
 int dp_xdp_port_write_in_value(struct dp_xdp *dp, const struct dp_xdp_port *)
     OVS_REQUIRES(dp->port_mutex);
+/* The netdev of tunnel port 'port_no', whose class pushes and pops its
+ * headers, or NULL if it is not a tunnel port.  The caller closes it. */
 struct netdev *dp_xdp_port_tnl_netdev_ref(struct dp_xdp *, odp_port_t);
 
 /* dpif-xdp-upcall.c */

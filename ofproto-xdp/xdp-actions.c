@@ -654,7 +654,8 @@ xdp_unwrap_last_clone(const struct nlattr *actions, size_t actions_len,
         return false;
     }
     ofpbuf_init(buf, actions_len);
-    ofpbuf_put(buf, actions, (const uint8_t *) last - (const uint8_t *) actions);
+    ofpbuf_put(buf, actions,
+               (const uint8_t *) last - (const uint8_t *) actions);
     ofpbuf_put(buf, nl_attr_get(last), nl_attr_get_size(last));
     return true;
 }
@@ -732,7 +733,8 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
             xdp_why_action(why_slow, "action after output: ", a, left);
             goto slow;
         }
-        if (pushed && (n_outputs || nl_attr_type(a) != OVS_ACTION_ATTR_OUTPUT)) {
+        if (pushed
+            && (n_outputs || nl_attr_type(a) != OVS_ACTION_ATTR_OUTPUT)) {
             /* XDP ends a push with the flow's one output
              * (datapath/xdp-dp-tnl.h). */
             xdp_why_action(why_slow, "action after tnl_push and its "
