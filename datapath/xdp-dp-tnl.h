@@ -52,12 +52,13 @@ tnl_assemble(const struct xdp_flow *flow, __u32 i, struct xdp_dp_tnl_hdr *h,
     if (len < XDP_DP_TNL_MIN_HDR || len > XDP_DP_TNL_MAX_HDR) {
         return 0;
     }
+    __u32 last = len - 32;      /* 10 to 64: where the last 32 go. */
     __builtin_memcpy(h->hdr, a[1].data, 32);
     if (len > 64) {
         __builtin_memcpy(h->hdr + 32, a[2].data, 32);
-        __builtin_memcpy(h->hdr + ((len - 32) & 63), a[3].data, 32);
+        __builtin_memcpy(h->hdr + last, a[3].data, 32);
     } else {
-        __builtin_memcpy(h->hdr + ((len - 32) & 63), a[2].data, 32);
+        __builtin_memcpy(h->hdr + last, a[2].data, 32);
     }
     h->len = len;
     /* Ethernet, then IPv4 without options (xdp-actions.c checks). */
@@ -131,8 +132,8 @@ xdp_dp_tnl_push__(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 i,
         }
         __builtin_memcpy(data + 32, h->hdr + 32, 32);
     }
-    __u32 last = (len - 32) & 63;
-    if (data + last + 32 > data_end) {
+    __u32 last = len - 32;
+    if (last > XDP_DP_TNL_MAX_HDR - 32 || data + last + 32 > data_end) {
         return -1;
     }
     __builtin_memcpy(data + last, h->hdr + last, 32);
