@@ -93,7 +93,7 @@ output_after(const struct nlattr *actions, size_t actions_len,
     return ODPP_NONE;
 }
 
-/* What the pieces of a cut packet need (see push_cut()). */
+/* What the pieces of a cut packet need (see push_cut_piece()). */
 struct push_cut_aux {
     struct netdev *tnl;         /* The tunnel port's netdev. */
     const struct ovs_action_push_tnl *data;

@@ -107,6 +107,7 @@
 #include "dpif.h"
 #include "dpif-provider.h"
 #include "flow.h"
+#include "netdev-native-tnl.h"
 #include "netlink.h"
 #include "odp-execute.h"
 #include "odp-netlink.h"
@@ -576,6 +577,19 @@ xp_ovs_execute_cb(void *aux, struct dp_packet_batch *batch,
                 out->packets[out->n++] = dp_packet_clone(packet);
             }
         }
+    } else if (nl_attr_type(a) == OVS_ACTION_ATTR_TUNNEL_PUSH
+               && !should_steal) {
+        /* OVS's own UDP tunnel push (what netdev-vport's VXLAN and
+         * Geneve classes do), with the hash that dpif-netdev gives a
+         * packet without one. */
+        DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+            struct flow flow;
+
+            flow_extract(packet, &flow);
+            dp_packet_set_rss_hash(packet, flow_hash_5tuple(&flow, 0));
+            netdev_tnl_push_udp_header(NULL, packet, nl_attr_get(a));
+        }
+        return;
     }
     dp_packet_delete_batch(batch, should_steal);
 }
