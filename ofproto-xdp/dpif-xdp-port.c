@@ -26,7 +26,10 @@
  * transmit on it.  The attach mode comes from other_config:xdp-mode, by
  * default "auto" (dispatcher/xdp-auto-mode.c), the transmit path from
  * other_config:xdp-tx (choose_tx_mode()).  Ports are promiscuous while
- * they are ports.  Everything here runs under the datapath's
+ * they are ports.  A tunnel port (vxlan_sys_4789 and the like) is no
+ * device: it has a number and netdev-vport's netdev for pushing and
+ * popping its headers (dpif-xdp-tnl.c), and xdp_dp_ports tells the
+ * program its tunnel type.  Everything here runs under the datapath's
  * 'port_mutex'. */
 
 #include <config.h>
