@@ -13,6 +13,7 @@ datapath_bpf_headers = \
 	datapath/xdp-dp-maps.h \
 	datapath/xdp-dp-parse.h \
 	datapath/xdp-dp-police.h \
+	datapath/xdp-dp-meter.h \
 	datapath/xdp-dp-tnl.h
 
 datapath_bpf_sources = \

@@ -127,10 +127,20 @@ struct {
     __type(value, struct xdp_dp_stats);
 } xdp_dp_stats SEC(".maps");
 
+/* OpenFlow meters, indexed by datapath meter id (see "Meters"). */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, XDP_DP_MAX_METERS);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_meter);
+} xdp_dp_meters SEC(".maps");
+
 /* Upcall budgets, per CPU, indexed by datapath port number. */
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-    __uint(max_entries, XDP_DP_MAX_PORTS);
+    __uint(max_entries, 2 * XDP_DP_MAX_PORTS);  /* Upcalls by port number,
+                                                 * then sample() copies
+                                                 * (see "Sampling"). */
     __type(key, __u32);
     __type(value, struct xdp_dp_upcall_budget);
 } xdp_dp_upcall_budget SEC(".maps");

@@ -59,6 +59,7 @@
 #include "xdp-dp-parse.h"
 #include "xdp-dp-classify.h"
 #include "xdp-dp-police.h"
+#include "xdp-dp-meter.h"
 
 #define ETH_P_8021Q_BE bpf_htons(0x8100)
 #define ETH_P_8021AD_BE bpf_htons(0x88a8)
@@ -148,18 +149,18 @@ struct {
  * it. */
 __u32 xdp_dp_upcall_burst = XDP_DP_UPCALL_BURST;
 
-/* Whether port 'in_port' may make one more upcall now, by its budget. */
+/* Whether the budget in xdp_dp_upcall_budget at 'index' allows one more
+ * upcall now, if at most 'burst' (0: any number) may go up per window. */
 static __always_inline int
-upcall_allowed(__u32 in_port)
+budget_allows(__u32 index, __u32 burst)
 {
     struct xdp_dp_upcall_budget *b;
-    __u32 burst = xdp_dp_upcall_burst;
     __u64 now;
 
     if (!burst) {
         return 1;
     }
-    b = bpf_map_lookup_elem(&xdp_dp_upcall_budget, &in_port);
+    b = bpf_map_lookup_elem(&xdp_dp_upcall_budget, &index);
     if (!b) {
         return 1;
     }
@@ -173,6 +174,37 @@ upcall_allowed(__u32 in_port)
     }
     b->n_upcalls++;
     return 1;
+}
+
+/* Whether port 'in_port' may make one more upcall now, by its budget. */
+static __always_inline int
+upcall_allowed(__u32 in_port)
+{
+    return budget_allows(in_port, xdp_dp_upcall_burst);
+}
+
+/* Fills in the members of 'up' that carry the packet's metadata 'md'. */
+static __always_inline void
+upcall_fill_md(struct xdp_dp_upcall *up, const struct pkt_md *md)
+{
+    up->in_port = md->in_port;
+    up->recirc_id = md->recirc_id;
+    up->dp_hash = md->dp_hash;
+    up->gso_size = 0;
+    up->vlan_tpid = 0;
+    up->vlan_tci = 0;
+    up->ct = md->ct;
+    up->sample = 0;
+    up->orig_len = 0;
+    up->pad = 0;
+    up->tun_id = md->tun.id;
+    up->tun_src = md->tun.src;
+    up->tun_dst = md->tun.dst;
+    up->tun_tp_src = md->tun.tp_src;
+    up->tun_tp_dst = md->tun.tp_dst;
+    up->tun_tos = md->tun.tos;
+    up->tun_ttl = md->tun.ttl;
+    up->tun_flags = md->tun.flags;
 }
 
 /* Makes room for a 'struct xdp_dp_skb_meta' in front of the frame in 'ctx',
@@ -214,9 +246,11 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
         COUNT(n_lost, 1);
         return XDP_DROP;
     }
-    if (md->skb_only) {
+    if (md->skb_only && !md->tun.dst) {
         /* The TC half makes the upcall, with the skb's GSO size (see
-         * XDP_DP_SKB_META_F_UPCALL). */
+         * XDP_DP_SKB_META_F_UPCALL).  Not for a packet that XDP popped
+         * out of a tunnel: the skb's metadata has no room for its tunnel
+         * metadata, and XDP pops no GSO segment (xdp_dp_tnl_pop_ok__()). */
         struct xdp_dp_skb_meta *meta = push_skb_meta(ctx);
 
         if (!meta) {
@@ -234,16 +268,10 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
         meta->up.ct = md->ct;
         return UPCALL_VIA_TC;
     }
+    upcall_fill_md(up, md);
     up->type = type;
-    up->in_port = md->in_port;
     up->slot = arg;
     up->pkt_len = len;
-    up->recirc_id = md->recirc_id;
-    up->dp_hash = md->dp_hash;
-    up->gso_size = 0;
-    up->vlan_tpid = 0;
-    up->vlan_tci = 0;
-    up->ct = md->ct;
     if (bpf_perf_event_output(ctx, &xdp_dp_upcalls,
                               BPF_F_CURRENT_CPU | (len << 32),
                               up, sizeof *up)) {
@@ -881,6 +909,56 @@ do_recirc(const struct xdp_flow *flow, __u32 i, struct pkt_md *md,
 
 #include "xdp-dp-tnl.h"
 
+/* XDP_DP_ACTION_SAMPLE 'a' of the flow in 'slot' (see "Sampling" in
+ * xdp-dp.h): draws the packet in 'ctx' with the action's probability and,
+ * if drawn and the port's sampling budget allows, sends its first
+ * XDP_DP_SAMPLE_MAX_COPY bytes up, with its metadata 'md', as an
+ * XDP_DP_UPCALL_SAMPLE.  The frame goes as it is: checksum changes that
+ * an output would make ('md->diff' and the caller's) are not in it, and
+ * neither sFlow nor IPFIX reads a TCP or UDP checksum.  Returns 0.
+ *
+ * A global function, so that the verifier checks it once, not at every
+ * step of execute()'s loop in both kinds of pass (inline, it cost the
+ * generic program 130,000 more processed instructions; as it is, 36,000).
+ * It builds the header in 'buf->tmp', which nothing holds while actions
+ * run before an output. */
+__attribute__((noinline)) int
+xdp_dp_sample__(struct xdp_md *ctx, const struct pkt_md *md,
+                struct pass_buf *buf, const struct xdp_dp_action *a,
+                __u32 slot)
+{
+    __u64 len = ctx->data_end - ctx->data;
+    __u64 copy = len < XDP_DP_SAMPLE_MAX_COPY ? len : XDP_DP_SAMPLE_MAX_COPY;
+    struct xdp_dp_upcall *up;
+
+    if (!md || !buf || !a) {
+        return 0;
+    }
+    if (a->sample.probability != 0xffffffff
+        && bpf_get_prandom_u32() >= a->sample.probability) {
+        return 0;
+    }
+    if (!budget_allows(XDP_DP_MAX_PORTS + md->in_port, XDP_DP_SAMPLE_BURST)) {
+        COUNT(n_sample_limited, 1);
+        return 0;
+    }
+    up = &buf->tmp.up;
+    upcall_fill_md(up, md);
+    up->type = XDP_DP_UPCALL_SAMPLE;
+    up->slot = slot;
+    up->pkt_len = copy;
+    up->sample = a->sample.index;
+    up->orig_len = len;
+    if (bpf_perf_event_output(ctx, &xdp_dp_upcalls,
+                              BPF_F_CURRENT_CPU | (copy << 32),
+                              up, sizeof *up)) {
+        COUNT(n_sample_limited, 1);
+        return 0;
+    }
+    COUNT(n_sampled, 1);
+    return 0;
+}
+
 /* XDP_DP_ACTION_TNL_PUSH at 'flow->actions[i]' (see xdp-dp-tnl.h), and
  * the output that ends the flow's actions after it (the only action that
  * may follow, see xdp-actions.c), on the packet in 'ctx' with metadata
@@ -941,8 +1019,17 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
     struct l4_csum_diff diff = md->diff;
     __u32 n = flow->n_actions;
 
+    __u32 first = 0;
+
     if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && cte
         && ct & XDP_DP_PKT_CT_F_NAT) {
+        /* A sample() before the ct() sees the packet before its NAT; the
+         * compiler allows one only as the first action (sFlow's place). */
+        if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SAMPLE))
+            && flow->actions[0].type == XDP_DP_ACTION_SAMPLE) {
+            xdp_dp_sample__(ctx, md, buf, &flow->actions[0], flow->slot);
+            first = 1;
+        }
         if (do_set_ipv4(ctx, &cte->nat_ip, key, &diff)
             || (cte->nat_l4.type
                 && do_set_l4_ports(ctx, &cte->nat_l4, key, &diff))) {
@@ -951,7 +1038,7 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
         }
     }
 
-    for (__u32 i = 0; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
+    for (__u32 i = first; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
         const struct xdp_dp_action *a = &flow->actions[i];
         int error = 0;
 
@@ -1015,6 +1102,22 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             error = -1;
             break;
         case XDP_DP_ACTION_DATA:
+            break;
+        case XDP_DP_ACTION_METER:
+            if (!HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_METER))) {
+                error = -1;
+            } else if (!xdp_dp_meter__(a->meter.id,
+                                       ctx->data_end - ctx->data)) {
+                COUNT(n_metered, 1);
+                return XDP_DROP;
+            }
+            break;
+        case XDP_DP_ACTION_SAMPLE:
+            if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SAMPLE))) {
+                xdp_dp_sample__(ctx, md, buf, a, flow->slot);
+            } else {
+                error = -1;
+            }
             break;
         case XDP_DP_ACTION_TNL_POP:
             /* dp_pass() checked it with xdp_dp_tnl_pop_ok__(). */

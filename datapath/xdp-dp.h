@@ -38,7 +38,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 10
+#define XDP_DP_ABI_VERSION 11
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -155,6 +155,15 @@ enum xdp_dp_action_type {
                                  * packet again as from tunnel port
                                  * 'tnl_pop.port' (the only action; see
                                  * "Tunnels"). */
+    XDP_DP_ACTION_METER,           /* Pass the packet through meter
+                                 * 'meter.id', which may drop it (see
+                                 * "Meters"). */
+    XDP_DP_ACTION_SAMPLE,          /* With probability 'sample.probability'
+                                 * (of UINT32_MAX), hand ovs-vswitchd a copy
+                                 * of the packet as it is here, to run the
+                                 * nested actions of the flow's
+                                 * 'sample.index'th sample() on (see
+                                 * "Sampling"); the packet goes on. */
 };
 
 /* Bits of 'struct xdp_flow''s 'action_bits': (1 << type) for each action
@@ -213,6 +222,14 @@ struct xdp_dp_action {
         struct {
             __u32 port;         /* The tunnel port. */
         } tnl_pop;
+        struct {
+            __u32 id;           /* Meter id (index in xdp_dp_meters). */
+        } meter;
+        struct {
+            __u32 probability;  /* OVS_SAMPLE_ATTR_PROBABILITY. */
+            __u32 index;        /* Which of the flow's sample()s, in the
+                                 * order xdp_actions_compile() met them. */
+        } sample;
         struct {
             __u16 zone;         /* Conntrack zone. */
             __u16 flags;        /* XDP_DP_CT_F_*. */
@@ -391,6 +408,56 @@ struct xdp_dp_policer {
     __u64 n_dropped_bytes;      /* Bytes of the frames dropped. */
 };
 
+/* Meters
+ * ======
+ *
+ * OpenFlow meters, as dpif-netdev runs them: ofproto gives each meter a
+ * datapath id below XDP_DP_MAX_METERS and a flow that uses it the action
+ * meter(id), which passes every packet through the meter's bands.  Each
+ * band is a token bucket that fills at its rate, in bits (kbit/s) or in
+ * thousandths of a packet (packet/s) per millisecond, up to its burst; a
+ * packet takes its bits (or 1000) from every band that has them, and the
+ * band with the highest rate among those that had not drops it.  The
+ * buckets of a meter are shared by the CPUs under the meter's
+ * bpf_spin_lock, so that the rate is the meter's whatever the number of
+ * CPUs its packets arrive on; XDP and ovs-vswitchd (for the packets it
+ * executes, through the program xdp_dp_meter_run) take from the same
+ * buckets.  ovs-vswitchd writes a meter whole, with full buckets, and
+ * reads its counters, both under the lock (BPF_F_LOCK). */
+#define XDP_DP_MAX_METERS 4096
+#define XDP_DP_METER_MAX_BANDS 4
+
+struct xdp_dp_meter_band {
+    __u32 rate;                 /* kbit/s, or packet/s (XDP_DP_METER_F_PKTPS). */
+    __u32 pad;
+    __u64 bucket_max;           /* Burst, in bucket units (x 1000). */
+    __u64 bucket;               /* Bits, or thousandths of a packet. */
+    __u64 n_packets;            /* Packets that this band dropped... */
+    __u64 n_bytes;              /* ...and their bytes. */
+};
+
+struct xdp_dp_meter {
+    struct bpf_spin_lock lock;  /* Taken for everything below. */
+    __u32 flags;                /* XDP_DP_METER_F_*. */
+    __u32 n_bands;              /* At most XDP_DP_METER_MAX_BANDS. */
+    __u32 max_delta_ms;         /* Time that fills every bucket. */
+    __u64 used_ms;              /* bpf_ktime_get_ns() / 1000000 when a
+                                 * packet last passed. */
+    __u64 n_packets;            /* Packets that met the meter... */
+    __u64 n_bytes;              /* ...and their bytes. */
+    struct xdp_dp_meter_band bands[XDP_DP_METER_MAX_BANDS];
+};
+#define XDP_DP_METER_F_SET   (1 << 0)   /* The meter exists. */
+#define XDP_DP_METER_F_PKTPS (1 << 1)   /* Rates in packet/s, not kbit/s. */
+
+/* What ovs-vswitchd hands xdp_dp_meter_run (through BPF_PROG_TEST_RUN) as
+ * the frame, for a packet it executes: the meter and the packet's
+ * length.  The program returns XDP_PASS or XDP_DROP. */
+struct xdp_dp_meter_run {
+    __u32 id;
+    __u32 len;
+};
+
 /* Datapath counters, per CPU.  Only the programs move them (the XDP
  * program and its TC half), never ovs-vswitchd: they are the proof of
  * what was switched where.  A packet is counted as switched in XDP
@@ -431,6 +498,11 @@ struct xdp_dp_stats {
                                  * slow-path hit. */
     __u64 n_policed;            /* Frames dropped by their ingress port's
                                  * policer (struct xdp_dp_policer). */
+    __u64 n_metered;            /* Packets dropped by a meter's band. */
+    __u64 n_sampled;            /* Copies that sample() actions sent up. */
+    __u64 n_sample_limited;     /* Copies that sample() actions drew but
+                                 * did not send: their port had used its
+                                 * sampling budget, or the ring was full. */
     __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
                                          * to rank subtables. */
 };
@@ -501,6 +573,30 @@ struct xdp_dp_upcall_budget {
 #define XDP_DP_UPCALL_WINDOW_NS 10000000ULL     /* 10 ms. */
 #define XDP_DP_UPCALL_BURST 256                 /* Default budget. */
 
+/* Sampling
+ * ========
+ *
+ * ofproto gives a flow that sFlow, bridge IPFIX or an OpenFlow sample
+ * action watches the action sample(probability, actions(userspace(...))).
+ * XDP_DP_ACTION_SAMPLE draws bpf_get_prandom_u32() against the
+ * probability and, for a hit, sends up a copy of the packet as it is at
+ * that point (an XDP_DP_UPCALL_SAMPLE with the flow's slot and which of
+ * its sample()s drew it); ovs-vswitchd runs that sample()'s nested actions
+ * on the copy with odp_execute_actions(), so that its userspace action
+ * becomes the DPIF_UC_ACTION upcall, cookie and all, that ofproto's sFlow
+ * and IPFIX exporters expect.  The packet itself goes on in XDP.
+ *
+ * A copy holds at most XDP_DP_SAMPLE_MAX_COPY bytes, and ovs-vswitchd
+ * fills the rest of a longer packet (a jumbo frame, a GSO segment) with
+ * zeros: what sFlow and IPFIX export of a packet is its length and its
+ * headers.  Copies have a budget of their own, XDP_DP_SAMPLE_BURST per
+ * port per CPU per XDP_DP_UPCALL_WINDOW_NS, in the second half of
+ * xdp_dp_upcall_budget, so that sampling every packet cannot starve the
+ * port's misses; a copy over it is counted (n_sample_limited) and not
+ * sent, and the packet is not touched. */
+#define XDP_DP_SAMPLE_MAX_COPY 1536
+#define XDP_DP_SAMPLE_BURST 256
+
 /* Upcalls: what precedes the packet in each perf event sample. */
 enum xdp_dp_upcall_type {
     XDP_DP_UPCALL_MISS = 1,     /* No flow matched: for ofproto. */
@@ -508,6 +604,9 @@ enum xdp_dp_upcall_type {
                                  * actions in ovs-vswitchd. */
     XDP_DP_UPCALL_OUTPUT,       /* Output to a XDP_DP_TX_SLOW port, after
                                  * the flow's other actions ran. */
+    XDP_DP_UPCALL_SAMPLE,       /* A copy drawn by a sample() action: run
+                                 * its nested actions in ovs-vswitchd (see
+                                 * "Sampling"). */
 };
 
 struct xdp_dp_upcall {
@@ -530,6 +629,19 @@ struct xdp_dp_upcall {
     __u32 ct;                   /* The conntrack metadata that a ct() in
                                  * XDP gave the packet (see
                                  * XDP_DP_PKT_CT_*), 0 if none. */
+    __u32 sample;               /* SAMPLE: which of the flow's sample()s
+                                 * (its 'sample.index'). */
+    __u32 orig_len;             /* SAMPLE: the packet's length, of which
+                                 * the first 'pkt_len' bytes follow. */
+    __u32 pad;                  /* Zero. */
+    __be64 tun_id;              /* The tunnel metadata that a tnl_pop in */
+    __be32 tun_src;             /* XDP gave the packet, if 'tun_dst' is */
+    __be32 tun_dst;             /* not zero: the key's tun_* fields. */
+    __be16 tun_tp_src;
+    __be16 tun_tp_dst;
+    __u8 tun_tos;
+    __u8 tun_ttl;
+    __u16 tun_flags;            /* XDP_TNL_F_*. */
 };
 
 /* Connection cache

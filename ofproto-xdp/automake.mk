@@ -10,6 +10,7 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/dpif-xdp-ctcache.c \
 	ofproto-xdp/dpif-xdp-flow.c \
 	ofproto-xdp/dpif-xdp-gso.c \
+	ofproto-xdp/dpif-xdp-meter.c \
 	ofproto-xdp/dpif-xdp-police.c \
 	ofproto-xdp/dpif-xdp-port.c \
 	ofproto-xdp/dpif-xdp-private.h \

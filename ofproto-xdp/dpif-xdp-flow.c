@@ -1294,6 +1294,21 @@ dp_xdp_flow_slow_path_hit(struct dp_xdp *dp, uint32_t slot, size_t n_bytes,
     return actions;
 }
 
+/* Returns a copy of the ODP actions of the flow in 'slot', or NULL if the
+ * slot is empty.  Counts nothing: for packets that XDP counted itself. */
+struct ofpbuf *
+dp_xdp_flow_actions(struct dp_xdp *dp, uint32_t slot)
+{
+    struct ofpbuf *actions = NULL;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    if (slot < XDP_DP_MAX_FLOWS && dp->slot_flows[slot]) {
+        actions = ofpbuf_clone(dp->slot_flows[slot]->actions);
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
+    return actions;
+}
+
 /* Describes the flow table's maps for dpif-xdp/maps-show. */
 void
 dp_xdp_flow_format_maps(struct dp_xdp *dp, struct ds *s)

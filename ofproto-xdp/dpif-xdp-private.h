@@ -184,6 +184,9 @@ struct dp_xdp_uspace_stats {
     atomic_uint64_t n_execute;      /* Packets ofproto had executed
                                      * (DPIF_OP_EXECUTE: first packets of
                                      * flows, packet-outs). */
+    atomic_uint64_t n_sample;       /* Copies drawn by sample() in XDP
+                                     * whose nested actions ovs-vswitchd
+                                     * ran (the packets stayed in XDP). */
 };
 
 struct dp_xdp {
@@ -296,6 +299,21 @@ bool dp_xdp_tnl_pop(struct dp_xdp *, struct dp_packet_batch *,
                     const struct nlattr *, bool should_steal,
                     struct dp_packet_batch *out);
 
+/* dpif-xdp-meter.c */
+struct ofputil_meter_config;
+struct ofputil_meter_features;
+struct ofputil_meter_stats;
+void dp_xdp_meter_get_features(const struct dpif *,
+                               struct ofputil_meter_features *);
+int dp_xdp_meter_set(struct dpif *, ofproto_meter_id,
+                     struct ofputil_meter_config *);
+int dp_xdp_meter_get(const struct dpif *, ofproto_meter_id,
+                     struct ofputil_meter_stats *, uint16_t n_bands);
+int dp_xdp_meter_del(struct dpif *, ofproto_meter_id,
+                     struct ofputil_meter_stats *, uint16_t n_bands);
+void dp_xdp_meter_execute(struct dp_xdp *, struct dp_packet_batch *,
+                          uint32_t meter_id);
+
 /* dpif-xdp-police.c */
 bool dp_xdp_police_is_set(const struct dp_xdp_police_cfg *);
 int dp_xdp_police_write(struct dp_xdp *dp, const struct dp_xdp_port *)
@@ -321,6 +339,7 @@ int dp_xdp_flow_del(struct dp_xdp *, struct dpif_flow_del *);
 void dp_xdp_flow_put_batch(struct dp_xdp *, struct dpif_op **, size_t n);
 void dp_xdp_flow_del_batch(struct dp_xdp *, struct dpif_op **, size_t n);
 int dp_xdp_flow_get(struct dp_xdp *, struct dpif_flow_get *);
+struct ofpbuf *dp_xdp_flow_actions(struct dp_xdp *, uint32_t slot);
 struct ofpbuf *dp_xdp_flow_slow_path_hit(struct dp_xdp *, uint32_t slot,
                                          size_t n_bytes, uint16_t tcp_flags);
 void dp_xdp_flow_format_maps(struct dp_xdp *, struct ds *);

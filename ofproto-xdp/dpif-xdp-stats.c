@@ -132,6 +132,9 @@ format_stats(struct dp_xdp *dp, void *s_)
     put_counter(s, "xdp-ct-hit", x.n_ct_hit);
     put_counter(s, "xdp-ct-miss", x.n_ct_miss);
     put_counter(s, "xdp-policed", x.n_policed);
+    put_counter(s, "xdp-metered", x.n_metered);
+    put_counter(s, "xdp-sampled", x.n_sampled);
+    put_counter(s, "xdp-sample-limited", x.n_sample_limited);
 
     /* Moved only by the TC half. */
     put_counter(s, "tc-redirected", x.n_tc_redirected);
@@ -143,6 +146,7 @@ format_stats(struct dp_xdp *dp, void *s_)
     put_counter(s, "ovs-output", read_counter(&u->n_output));
     put_counter(s, "ovs-uspace-hit", read_counter(&u->n_uspace_hit));
     put_counter(s, "ovs-execute", read_counter(&u->n_execute));
+    put_counter(s, "ovs-sample", read_counter(&u->n_sample));
     put_counter(s, "ovs-upcall-lost", dp_xdp_upcall_lost(dp));
 }
 

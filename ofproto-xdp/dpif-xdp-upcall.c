@@ -69,6 +69,7 @@
 #include "datapath/xdp-dp.skel.h"
 #include "dp-packet.h"
 #include "dpif-xdp-private.h"
+#include "ofproto-xdp/xdp-actions.h"
 #include "flow.h"
 #include "netdev.h"
 #include "netlink.h"
@@ -92,6 +93,8 @@ COVERAGE_DEFINE(xdp_execute_unsupported);
 COVERAGE_DEFINE(xdp_uspace_hit);
 COVERAGE_DEFINE(xdp_upcall_recirc_miss);
 COVERAGE_DEFINE(xdp_recirc_too_deep);
+COVERAGE_DEFINE(xdp_upcall_sample);
+COVERAGE_DEFINE(xdp_sample_stale);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 
@@ -765,6 +768,11 @@ dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *batch,
         }
         return;
     }
+    if (type == OVS_ACTION_ATTR_METER) {
+        /* odp_execute_actions() goes on with what the meter passed. */
+        dp_xdp_meter_execute(ctx->dp, batch, nl_attr_get_u32(a));
+        return;
+    }
     if (type == OVS_ACTION_ATTR_TUNNEL_POP) {
         struct dp_packet_batch popped;
 
@@ -778,7 +786,7 @@ dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *batch,
     }
 
     /* odp_execute_actions() runs every action it can by itself and calls
-     * here only for those that need a datapath: those above and meter and
+     * here only for those that need a datapath: those above and
      * lb_output. */
     COVERAGE_INC(xdp_execute_unsupported);
     VLOG_WARN_RL(&rl, "%s: ODP action type %d is not supported yet; "
@@ -826,6 +834,30 @@ dp_xdp_execute(struct dp_xdp *dp, struct dpif_execute *execute)
     return 0;
 }
 
+/* Initializes 'md' to the metadata that the program gave the packet of
+ * 'up'. */
+static void
+upcall_restore_md(struct dp_xdp *dp, const struct xdp_dp_upcall *up,
+                  struct pkt_metadata *md)
+{
+    pkt_metadata_init(md, u32_to_odp(up->in_port));
+    md->recirc_id = up->recirc_id;
+    md->dp_hash = up->dp_hash;
+    dp_xdp_ctcache_restore_md(dp->ctcache, up->ct, md);
+    if (up->tun_dst) {
+        /* What netdev_vxlan_pop_header() would have given it; XDP's tunnel
+         * flags are OVS's (datapath/xdp-dp.h). */
+        md->tunnel.tun_id = up->tun_id;
+        md->tunnel.ip_src = up->tun_src;
+        md->tunnel.ip_dst = up->tun_dst;
+        md->tunnel.tp_src = up->tun_tp_src;
+        md->tunnel.tp_dst = up->tun_tp_dst;
+        md->tunnel.ip_tos = up->tun_tos;
+        md->tunnel.ip_ttl = up->tun_ttl;
+        md->tunnel.flags = up->tun_flags;
+    }
+}
+
 /* Returns a copy of the packet in 'buf' with the metadata the program
  * gave it. */
 static struct dp_packet *
@@ -834,10 +866,7 @@ upcall_packet(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
     struct dp_packet *packet = dp_packet_clone_data(buf->packet,
                                                     buf->up.pkt_len);
 
-    pkt_metadata_init(&packet->md, u32_to_odp(buf->up.in_port));
-    packet->md.recirc_id = buf->up.recirc_id;
-    packet->md.dp_hash = buf->up.dp_hash;
-    dp_xdp_ctcache_restore_md(dp->ctcache, buf->up.ct, &packet->md);
+    upcall_restore_md(dp, &buf->up, &packet->md);
     return packet;
 }
 
@@ -882,6 +911,55 @@ execute_slow_path(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
     ofpbuf_delete(actions);
 }
 
+/* Runs, on the copy in 'buf' that an XDP_DP_ACTION_SAMPLE drew, the
+ * nested actions of the sample() it stands for (see "Sampling" in
+ * datapath/xdp-dp.h): usually one userspace action, which queues the
+ * DPIF_UC_ACTION upcall that ofproto's sFlow or IPFIX exporter reads.  A
+ * copy shorter than the packet was gets the rest as zeros. */
+static void
+execute_sample(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
+{
+    uint32_t len = MAX(buf->up.orig_len, buf->up.pkt_len);
+    struct ofpbuf *actions, nested;
+    struct dp_packet *packet;
+
+    actions = dp_xdp_flow_actions(dp, buf->up.slot);
+    if (!actions) {
+        return;                 /* The flow went away meanwhile. */
+    }
+    ofpbuf_init(&nested, 64);
+    if (!xdp_actions_get_sample(actions->data, actions->size,
+                                buf->up.sample, &nested)) {
+        /* The slot holds another flow by now. */
+        COVERAGE_INC(xdp_sample_stale);
+        goto out;
+    }
+
+    packet = dp_packet_new_with_headroom(len, DP_XDP_HEADROOM);
+    dp_packet_put(packet, buf->packet, buf->up.pkt_len);
+    dp_packet_put_zeros(packet, len - buf->up.pkt_len);
+    upcall_restore_md(dp, &buf->up, &packet->md);
+
+    struct dp_xdp_execute_ctx ctx = {
+        .dp = dp,
+        /* A userspace action with OVS_USERSPACE_ATTR_ACTIONS sends the
+         * flow's actions: sFlow reads its outputs there. */
+        .actions = actions->data,
+        .actions_len = actions->size,
+    };
+    struct dp_packet_batch batch;
+    struct flow flow;
+
+    flow_extract(packet, &flow);    /* The layer offsets, as above. */
+    dp_packet_reset_offload(packet);
+    dp_packet_batch_init_packet(&batch, packet);
+    odp_execute_actions(&ctx, &batch, true, nested.data, nested.size,
+                        dp_xdp_execute_cb);
+out:
+    ofpbuf_uninit(&nested);
+    ofpbuf_delete(actions);
+}
+
 static void
 execute_output(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 {
@@ -920,10 +998,7 @@ make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
                        DP_XDP_HEADROOM + len);
     dp_packet_set_data(&upcall->packet, data);
     dp_packet_set_size(&upcall->packet, len);
-    pkt_metadata_init(&upcall->packet.md, u32_to_odp(buf->up.in_port));
-    upcall->packet.md.recirc_id = buf->up.recirc_id;
-    upcall->packet.md.dp_hash = buf->up.dp_hash;
-    dp_xdp_ctcache_restore_md(dp->ctcache, buf->up.ct, &upcall->packet.md);
+    upcall_restore_md(dp, &buf->up, &upcall->packet.md);
 
     flow_extract(&upcall->packet, &flow);
     dp_xdp_complete_partial_csum(&upcall->packet, &flow);
@@ -1061,6 +1136,11 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
         case XDP_DP_UPCALL_OUTPUT:
             dp_xdp_uspace_count(&dp->uspace.n_output);
             execute_output(dp, buf);
+            break;
+        case XDP_DP_UPCALL_SAMPLE:
+            COVERAGE_INC(xdp_upcall_sample);
+            dp_xdp_uspace_count(&dp->uspace.n_sample);
+            execute_sample(dp, buf);
             break;
         default:
             VLOG_WARN_RL(&rl, "%s: unknown upcall type %"PRIu32,

@@ -927,34 +927,6 @@ dpif_xdp_recv_set(struct dpif *dpif OVS_UNUSED, bool enable OVS_UNUSED)
     return 0;
 }
 
-/* Meters are not offered (meter_get_features leaves max_meters at 0), so
- * ofproto only reaches these while probing. */
-static int
-dpif_xdp_meter_set(struct dpif *dpif OVS_UNUSED,
-                   ofproto_meter_id meter_id OVS_UNUSED,
-                   struct ofputil_meter_config *config OVS_UNUSED)
-{
-    return EOPNOTSUPP;
-}
-
-static int
-dpif_xdp_meter_get(const struct dpif *dpif OVS_UNUSED,
-                   ofproto_meter_id meter_id OVS_UNUSED,
-                   struct ofputil_meter_stats *stats OVS_UNUSED,
-                   uint16_t n_bands OVS_UNUSED)
-{
-    return EOPNOTSUPP;
-}
-
-static int
-dpif_xdp_meter_del(struct dpif *dpif OVS_UNUSED,
-                   ofproto_meter_id meter_id OVS_UNUSED,
-                   struct ofputil_meter_stats *stats OVS_UNUSED,
-                   uint16_t n_bands OVS_UNUSED)
-{
-    return EOPNOTSUPP;
-}
-
 /* other_config of the Open_vSwitch table. */
 static int
 dpif_xdp_set_config(struct dpif *dpif, const struct smap *other_config)
@@ -1014,9 +986,11 @@ const struct dpif_class dpif_xdp_class = {
     .recv = dp_xdp_recv,
     .recv_wait = dp_xdp_recv_wait,
     .recv_purge = dp_xdp_recv_purge,
-    .meter_set = dpif_xdp_meter_set,
-    .meter_get = dpif_xdp_meter_get,
-    .meter_del = dpif_xdp_meter_del,
+    /* OpenFlow meters, run in XDP (dpif-xdp-meter.c). */
+    .meter_get_features = dp_xdp_meter_get_features,
+    .meter_set = dp_xdp_meter_set,
+    .meter_get = dp_xdp_meter_get,
+    .meter_del = dp_xdp_meter_del,
     /* Connection tracking: OVS's userspace tracker, one per datapath, run
      * by ovs-vswitchd for ct() actions (dpif-xdp-ct.c). */
     .ct_dump_start = dp_xdp_ct_dump_start,

@@ -39,6 +39,12 @@
  * looks the connection up by the tuple the flow matched, and not a ct()
  * that may change its connection (xdp_ct_compile()).
  *
+ * A sample() runs in XDP whatever it nests: the program draws the packets
+ * and sends their copies up, and ovs-vswitchd runs the nested actions on
+ * them (see "Sampling" in datapath/xdp-dp.h).  The XDP action names the
+ * sample() by its number among the flow's sample()s, in the order met
+ * here; xdp_actions_get_sample() finds it again by walking the same way.
+ *
  * A hash action must come right before a recirc: the program computes the
  * hash when it parses the frame for the next pass (see "Datapath hash" in
  * datapath/xdp-dp.bpf.c), which is the hash of the frame as the action
@@ -525,6 +531,14 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
         xa->recirc.id = nl_attr_get_u32(a);
         return true;
 
+    case OVS_ACTION_ATTR_METER:
+        if (!xdp_action_check_size(a, sizeof(uint32_t), "meter", why)) {
+            return false;
+        }
+        xa->type = XDP_DP_ACTION_METER;
+        xa->meter.id = nl_attr_get_u32(a);
+        return true;
+
     case OVS_ACTION_ATTR_CT:
         return xdp_ct_compile(a, xa, why);
 
@@ -547,7 +561,6 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
     case OVS_ACTION_ATTR_CT_CLEAR:
     case OVS_ACTION_ATTR_PUSH_NSH:
     case OVS_ACTION_ATTR_POP_NSH:
-    case OVS_ACTION_ATTR_METER:
     case OVS_ACTION_ATTR_CLONE:
     case OVS_ACTION_ATTR_CHECK_PKT_LEN:
     case OVS_ACTION_ATTR_ADD_MPLS:
@@ -618,6 +631,32 @@ xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
     return 1 + n_data;
 }
 
+/* Compiles the sample() action 'a', the flow's sample() number 'index',
+ * into '*xa'.  Returns true if successful, false (with a reason in 'why',
+ * if nonnull) if 'a' is malformed. */
+static bool
+xdp_sample_compile(const struct nlattr *a, uint32_t index,
+                   struct xdp_dp_action *xa, struct ds *why)
+{
+    static const struct nl_policy policy[] = {
+        [OVS_SAMPLE_ATTR_PROBABILITY] = { .type = NL_A_U32 },
+        [OVS_SAMPLE_ATTR_ACTIONS] = { .type = NL_A_NESTED },
+    };
+    struct nlattr *attrs[ARRAY_SIZE(policy)];
+
+    if (!nl_parse_nested(a, policy, attrs, ARRAY_SIZE(policy))) {
+        if (why) {
+            ds_put_cstr(why, "malformed sample");
+        }
+        return false;
+    }
+    xa->type = XDP_DP_ACTION_SAMPLE;
+    xa->sample.probability = nl_attr_get_u32(
+        attrs[OVS_SAMPLE_ATTR_PROBABILITY]);
+    xa->sample.index = index;
+    return true;
+}
+
 /* Appends to 'why' (if nonnull) 'prefix' followed by ODP action 'a' in
  * ODP syntax.  'left' is the number of bytes from 'a' to the end of the
  * actions. */
@@ -674,6 +713,38 @@ xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
     xdp_actions_compile__(actions, actions_len, flow, why_slow);
 }
 
+bool
+xdp_actions_get_sample(const struct nlattr *actions, size_t actions_len,
+                       uint32_t index, struct ofpbuf *nested)
+{
+    const struct nlattr *a;
+    struct ofpbuf unwrapped;
+    uint32_t n = 0;
+    size_t left;
+
+    if (xdp_unwrap_last_clone(actions, actions_len, &unwrapped)) {
+        bool found = xdp_actions_get_sample(unwrapped.data, unwrapped.size,
+                                            index, nested);
+        ofpbuf_uninit(&unwrapped);
+        return found;
+    }
+    NL_ATTR_FOR_EACH (a, left, actions, actions_len) {
+        if (nl_attr_type(a) == OVS_ACTION_ATTR_SAMPLE && n++ == index) {
+            const struct nlattr *b;
+            size_t left2;
+
+            NL_NESTED_FOR_EACH (b, left2, a) {
+                if (nl_attr_type(b) == OVS_SAMPLE_ATTR_ACTIONS) {
+                    ofpbuf_put(nested, nl_attr_get(b), nl_attr_get_size(b));
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+    return false;
+}
+
 static void
 xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
                       struct xdp_flow *flow, struct ds *why_slow)
@@ -681,6 +752,8 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
     const struct nlattr *a;
     size_t n_actions = 0;
     size_t n_outputs = 0;
+    size_t n_samples = 0;
+    size_t first_output = 0;
     bool pushed = false;
     size_t left;
 
@@ -729,7 +802,8 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
                            left);
             goto slow;
         }
-        if (n_outputs && nl_attr_type(a) != OVS_ACTION_ATTR_OUTPUT) {
+        if (n_outputs && nl_attr_type(a) != OVS_ACTION_ATTR_OUTPUT
+            && nl_attr_type(a) != OVS_ACTION_ATTR_SAMPLE) {
             xdp_why_action(why_slow, "action after output: ", a, left);
             goto slow;
         }
@@ -776,6 +850,25 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
             pushed = true;
             continue;
         }
+        if (atype == OVS_ACTION_ATTR_SAMPLE) {
+            if (n_outputs) {
+                /* Between outputs, as ofproto puts IPFIX's output
+                 * sampling: XDP makes every output at the end, from the
+                 * frame that sample() would see here too, so the
+                 * sample() goes before the first output, where XDP runs
+                 * actions. */
+                xa = &flow->actions[first_output];
+                memmove(xa + 1, xa, (n_actions - first_output) * sizeof *xa);
+                memset(xa, 0, sizeof *xa);
+                first_output++;
+            }
+            if (!xdp_sample_compile(a, n_samples++, xa, why_slow)) {
+                goto slow;
+            }
+            flow->action_bits |= 1u << XDP_DP_ACTION_SAMPLE;
+            n_actions++;
+            continue;
+        }
         if ((atype == OVS_ACTION_ATTR_SET
              || atype == OVS_ACTION_ATTR_SET_MASKED)
             && xdp_set_attr_parse(a, atype == OVS_ACTION_ATTR_SET_MASKED,
@@ -802,7 +895,20 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
             }
             goto slow;
         }
-        n_outputs += xa->type == XDP_DP_ACTION_OUTPUT;
+        if (xa->type == XDP_DP_ACTION_CT && xa->ct.flags & XDP_DP_CT_F_NAT
+            && (n_samples > 1
+                || (n_samples && flow->actions[0].type
+                                 != XDP_DP_ACTION_SAMPLE))) {
+            /* XDP makes a ct()'s NAT before the actions run, and a sample()
+             * before it must see the packet without it: XDP draws one there
+             * only as the first action (see execute() in xdp-dp.bpf.c). */
+            xdp_why_action(why_slow, "ct(nat) after a sample() that is "
+                           "not the first action: ", a, left);
+            goto slow;
+        }
+        if (xa->type == XDP_DP_ACTION_OUTPUT && !n_outputs++) {
+            first_output = n_actions;
+        }
         flow->action_bits |= 1u << xa->type;
         n_actions++;
     }
@@ -998,6 +1104,16 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
 
     case XDP_DP_ACTION_TNL_POP:
         ds_put_format(s, "tnl_pop(%"PRIu32")", xa->tnl_pop.port);
+        break;
+
+    case XDP_DP_ACTION_METER:
+        ds_put_format(s, "meter(%"PRIu32")", xa->meter.id);
+        break;
+
+    case XDP_DP_ACTION_SAMPLE:
+        ds_put_format(s, "sample(%.1f%%,#%"PRIu32")",
+                      xa->sample.probability / (double) UINT32_MAX * 100,
+                      xa->sample.index);
         break;
 
     default:

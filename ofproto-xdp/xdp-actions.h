@@ -21,10 +21,13 @@
  * datapath's 'struct xdp_dp_action's (datapath/xdp-dp.h), or decides that
  * the flow must run in the slow path. */
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct ds;
 struct nlattr;
+struct ofpbuf;
 struct xdp_flow;
 
 /* Compiles the 'actions_len' bytes of ODP actions in 'actions' into
@@ -35,7 +38,7 @@ struct xdp_flow;
  * The actions run in XDP when there are at most XDP_FLOW_MAX_ACTIONS of
  * them, each one of:
  *
- *   - output, at most once and only as the last action;
+ *   - output, up to XDP_DP_MAX_OUTPUTS of them, only at the end;
  *   - push_vlan with TPID 802.1Q or 802.1ad and the CFI bit set in the TCI
  *     (as ofproto always sets it), and pop_vlan;
  *   - set or masked set of the Ethernet addresses, of the IPv4 source,
@@ -44,7 +47,12 @@ struct xdp_flow;
  *     as in odp_execute_actions(), a plain IPv4 set ignores its protocol
  *     and fragment fields;
  *   - recirc, only as the last action (instead of outputs), and hash with
- *     algorithm OVS_HASH_ALG_L4, only right before a recirc.
+ *     algorithm OVS_HASH_ALG_L4, only right before a recirc;
+ *   - meter(id), before the outputs;
+ *   - sample(probability, actions(...)), whatever its nested actions, also
+ *     among the outputs (it then moves before them): XDP draws the
+ *     packets and ovs-vswitchd runs the nested actions on their copies
+ *     (see xdp_actions_get_sample()).
  *
  * No actions at all means drop: 'flow->n_actions' is 0 and the flags are
  * clear.  Any other flow is a slow-path flow: 'flow->flags' is
@@ -52,6 +60,13 @@ struct xdp_flow;
  * appended to 'why_slow' (if nonnull). */
 void xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
                          struct xdp_flow *flow, struct ds *why_slow);
+
+/* Finds the sample() that XDP_DP_ACTION_SAMPLE number 'index' of the flow
+ * whose ODP actions are the 'actions_len' bytes at 'actions' stands for,
+ * as xdp_actions_compile() numbered them, and appends its nested actions
+ * to 'nested'.  Returns false if there is no such sample(). */
+bool xdp_actions_get_sample(const struct nlattr *actions, size_t actions_len,
+                            uint32_t index, struct ofpbuf *nested);
 
 /* Appends to 's' a description of 'flow''s actions: "slow-path" for a
  * slow-path flow, otherwise "xdp(ACTION,...)", e.g.

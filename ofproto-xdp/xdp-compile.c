@@ -249,6 +249,8 @@ xdp_compile_format_actions(struct ds *s, uint32_t action_bits)
         [XDP_DP_ACTION_CT] = "ct",
         [XDP_DP_ACTION_TNL_PUSH] = "tnl_push",
         [XDP_DP_ACTION_TNL_POP] = "tnl_pop",
+        [XDP_DP_ACTION_METER] = "meter",
+        [XDP_DP_ACTION_SAMPLE] = "sample",
     };
     bool any = false;
 

@@ -32,7 +32,9 @@
  *                     came back to where it started (or why FLOW has no
  *                     XDP form).
  *   actions ACTIONS   Prints xdp_actions_format() of the compiled actions,
- *                     followed by ": REASON" for a slow-path flow.
+ *                     followed by ": REASON" for a slow-path flow, and for
+ *                     each sample action the nested actions that
+ *                     xdp_actions_get_sample() finds for it.
  *
  * Each subcommand exits with status 0 once it has printed its result, and
  * 1 if its argument does not parse.  Console logging is off unless the
@@ -240,6 +242,27 @@ do_actions(const char *arg)
         printf("BUG: reason for an XDP flow: %s\n", ds_cstr(&why));
     }
     printf("%s\n", ds_cstr(&s));
+
+    /* What ovs-vswitchd runs on the copies each sample action draws. */
+    for (size_t i = 0; i < xflow.n_actions && i < XDP_FLOW_MAX_ACTIONS;
+         i++) {
+        const struct xdp_dp_action *xa = &xflow.actions[i];
+        struct ofpbuf nested;
+
+        if (xa->type != XDP_DP_ACTION_SAMPLE) {
+            continue;
+        }
+        ofpbuf_init(&nested, 0);
+        ds_clear(&s);
+        if (xdp_actions_get_sample(actions.data, actions.size,
+                                   xa->sample.index, &nested)) {
+            format_odp_actions(&s, nested.data, nested.size, NULL);
+        } else {
+            ds_put_cstr(&s, "BUG: not found");
+        }
+        printf("  sample #%"PRIu32": %s\n", xa->sample.index, ds_cstr(&s));
+        ofpbuf_uninit(&nested);
+    }
 
     ds_destroy(&s);
     ds_destroy(&why);
