@@ -36,6 +36,8 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-conntrack.at \
 	tests/system-ctcache.at \
 	tests/system-police.at \
+	tests/system-meter.at \
+	tests/system-sample.at \
 	tests/system-tunnel.at \
 	tests/system-ovn.at
 
