@@ -927,8 +927,9 @@ xdp_dp_sample__(struct xdp_md *ctx, const struct pkt_md *md,
                 struct pass_buf *buf, const struct xdp_dp_action *a,
                 __u32 slot)
 {
-    __u64 len = ctx->data_end - ctx->data;
-    __u64 copy = len < XDP_DP_SAMPLE_MAX_COPY ? len : XDP_DP_SAMPLE_MAX_COPY;
+    __u64 linear = ctx->data_end - ctx->data;
+    __u64 copy = (linear < XDP_DP_SAMPLE_MAX_COPY
+                  ? linear : XDP_DP_SAMPLE_MAX_COPY);
     struct xdp_dp_upcall *up;
 
     if (!md || !buf || !a) {
@@ -948,7 +949,7 @@ xdp_dp_sample__(struct xdp_md *ctx, const struct pkt_md *md,
     up->slot = slot;
     up->pkt_len = copy;
     up->sample = a->sample.index;
-    up->orig_len = len;
+    up->orig_len = bpf_xdp_get_buff_len(ctx);   /* Fragments too. */
     if (bpf_perf_event_output(ctx, &xdp_dp_upcalls,
                               BPF_F_CURRENT_CPU | (copy << 32),
                               up, sizeof *up)) {
@@ -1107,7 +1108,7 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             if (!HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_METER))) {
                 error = -1;
             } else if (!xdp_dp_meter__(a->meter.id,
-                                       ctx->data_end - ctx->data)) {
+                                       bpf_xdp_get_buff_len(ctx))) {
                 COUNT(n_metered, 1);
                 return XDP_DROP;
             }

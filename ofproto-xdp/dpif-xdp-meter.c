@@ -132,7 +132,9 @@ dp_xdp_meter_set(struct dpif *dpif, ofproto_meter_id meter_id,
         b->rate = config->bands[i].rate;
         b->bucket_max = burst * 1000ULL;
         b->bucket = b->bucket_max;      /* Full to begin with. */
-        fill_ms = b->bucket_max / b->rate;
+        /* At least 1: dpif-netdev's 0, for a burst smaller than a
+         * millisecond at the rate, would never refill the bucket. */
+        fill_ms = MAX(b->bucket_max / b->rate, 1);
         m.max_delta_ms = MAX(m.max_delta_ms, MIN(fill_ms, UINT32_MAX));
     }
     if (bpf_map_update_elem(meters_fd(dp), &id, &m, BPF_F_LOCK)) {
