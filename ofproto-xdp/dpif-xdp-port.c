@@ -41,6 +41,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "connectivity.h"
 #include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
 #include "datapath/xdp-dp.skel.h"
 #include "dpif-provider.h"
@@ -50,6 +51,7 @@
 #include "netdev.h"
 #include "netdev-vport.h"
 #include "odp-util.h"
+#include "ofproto-xdp/dpif-xdp.h"
 #include "ofproto-xdp/internal-port.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
@@ -110,23 +112,32 @@ dp_xdp_choose_port(const struct dp_xdp *dp)
     return ODPP_NONE;
 }
 
-/* Returns how XDP should transmit on the device of 'port'.  A veth's XDP
- * transmit (ndo_xdp_xmit) silently drops frames unless its peer runs
- * NAPI, which a container's end usually does not: there the skb path
- * delivers.  A device whose driver has no native XDP (the program runs
- * there in generic mode: a Linux bridge, macvlan, tun/tap without XDP)
- * has no XDP transmit either, and a redirect to it would be dropped: the
- * skb path again.  Until the program is attached, the skb path. */
+/* Returns how XDP should transmit on the device of 'port', and appends
+ * why to 'why'.  A veth's XDP transmit (ndo_xdp_xmit) silently drops
+ * frames unless its peer runs NAPI, which a container's end usually does
+ * not: there the skb path delivers.  A device whose driver has no native
+ * XDP (the program runs there in generic mode: a Linux bridge, macvlan,
+ * tun/tap without XDP) has no XDP transmit either, and a redirect to it
+ * would be dropped: the skb path again.  Until the program is attached,
+ * the skb path. */
 static enum xdp_dp_tx_mode
-choose_tx_mode(const struct dp_xdp_port *port)
+choose_tx_mode(const struct dp_xdp_port *port, struct ds *why)
 {
     struct smap status = SMAP_INITIALIZER(&status);
-    enum xdp_dp_tx_mode mode = XDP_DP_TX_REDIRECT;
+    enum xdp_dp_tx_mode mode = XDP_DP_TX_SKB;
 
-    if (!port->attached || !port->att.native
-        || (!netdev_get_status(port->netdev, &status)
-            && !strcmp(smap_get_def(&status, "driver_name", ""), "veth"))) {
-        mode = XDP_DP_TX_SKB;
+    if (!port->attached) {
+        ds_put_cstr(why, "not attached");
+    } else if (!port->att.native) {
+        ds_put_cstr(why, "generic XDP, which has no XDP transmit");
+    } else if (!netdev_get_status(port->netdev, &status)
+               && !strcmp(smap_get_def(&status, "driver_name", ""),
+                          "veth")) {
+        ds_put_cstr(why, "a veth, whose peer may not take redirected "
+                    "frames");
+    } else {
+        ds_put_cstr(why, "native XDP");
+        mode = XDP_DP_TX_REDIRECT;
     }
     smap_destroy(&status);
     return mode;
@@ -359,12 +370,17 @@ dp_xdp_port_destroy(struct dp_xdp *dp, struct dp_xdp_port *port)
     netdev_close(port->tx_netdev);
     netdev_close(port->netdev);
     ds_destroy(&port->mode_why);
+    ds_destroy(&port->tx_why);
+    free(port->qos_type);
+    free(port->cfg_error);
+    free(port->tx_error);
     free(port->peer_name);
     free(port->type);
     free(port);
 }
 
 static int update_tx_mode(struct dp_xdp *, struct dp_xdp_port *);
+static bool update_qos_type(struct dp_xdp_port *);
 
 /* Tells the program which tunnel type 'port', a tunnel port, is, if its
  * packets can be popped in XDP (see "Tunnels" in datapath/xdp-dp.h).
@@ -454,8 +470,9 @@ dp_xdp_port_setup(struct dp_xdp *dp, struct dp_xdp_port *port)
     }
     if (!port->peer_name) {
         port->xdp_ifindex = port->ifindex;
-        port->tx_mode = choose_tx_mode(port);
+        port->tx_mode = XDP_DP_TX_SKB;  /* Until attached. */
     }
+    update_qos_type(port);
     if (port->tx_request != XDP_DP_TX_NONE) {
         port->tx_mode = port->tx_request;
     }
@@ -658,7 +675,39 @@ parse_xdp_tx(const char *s, enum xdp_dp_tx_mode *mode)
     return true;
 }
 
-/* Applies 'port->tx_request' (or the automatic choice) to the program. */
+/* Sets 'port->qos_type' to the type of QoS that the Port's QoS row put on
+ * its device (netdev_get_qos(): "linux-htb" and the like), or NULL if it
+ * has none.  bridge.c applies a Port's QoS just before its Interfaces'
+ * other_config, so this is up to date in dpif_xdp_port_set_config().
+ * Returns true if it changed. */
+static bool
+update_qos_type(struct dp_xdp_port *port)
+{
+    struct smap details = SMAP_INITIALIZER(&details);
+    const char *type = NULL;
+    char *new = NULL;
+    bool changed;
+
+    if (!netdev_get_qos(port->netdev, &type, &details) && type && *type) {
+        new = xstrdup(type);
+    }
+    smap_destroy(&details);
+    changed = !nullable_string_is_equal(new, port->qos_type);
+    free(port->qos_type);
+    port->qos_type = new;
+    return changed;
+}
+
+/* Chooses how XDP transmits on 'port', from 'port->tx_request', the device
+ * and its QoS, and applies it to the program.
+ *
+ * Egress QoS (the qdisc that OVS puts on a device for the Port's QoS:
+ * linux-htb, linux-hfsc, ...) sees only frames that leave by skb: XDP
+ * redirect hands a frame straight to the device's driver, past the qdisc,
+ * so a rate limit there would be silently ignored.  A port with QoS
+ * therefore transmits by skb whatever was asked, and an explicit
+ * other_config:xdp-tx=redirect is refused, with the reason in
+ * 'port->tx_error' for the Interface's error column. */
 static int
 update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
     OVS_REQUIRES(dp->port_mutex)
@@ -666,12 +715,28 @@ update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
     uint32_t port_no = odp_to_u32(port->port_no);
     struct xdp_dp_port value;
 
-    if (port->tx_request != XDP_DP_TX_NONE) {
+    ds_clear(&port->tx_why);
+    free(port->tx_error);
+    port->tx_error = NULL;
+    if (port->qos_type && port->tx_request != XDP_DP_TX_SKB
+        && !port->peer_name) {
+        port->tx_mode = XDP_DP_TX_SKB;
+        ds_put_format(&port->tx_why, "QoS %s on the device, whose qdisc "
+                      "only the skb path passes", port->qos_type);
+        if (port->tx_request == XDP_DP_TX_REDIRECT) {
+            port->tx_error = xasprintf(
+                "other_config:xdp-tx=redirect refused: the port has QoS "
+                "(%s), which redirected frames would bypass; transmitting "
+                "by skb", port->qos_type);
+        }
+    } else if (port->tx_request != XDP_DP_TX_NONE) {
         port->tx_mode = port->tx_request;
+        ds_put_cstr(&port->tx_why, "other_config:xdp-tx");
     } else if (port->peer_name) {
         port->tx_mode = XDP_DP_TX_SKB;
+        ds_put_cstr(&port->tx_why, "an internal port");
     } else {
-        port->tx_mode = choose_tx_mode(port);
+        port->tx_mode = choose_tx_mode(port, &port->tx_why);
     }
     if (!port->attached) {
         return 0;
@@ -714,35 +779,63 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     const char *value = smap_get(cfg, "xdp-mode");
     const char *tx_value = smap_get(cfg, "xdp-tx");
-    enum xdp_dp_tx_mode tx_request;
+    enum xdp_dp_tx_mode tx_request = XDP_DP_TX_NONE;
+    enum xdp_attach_mode mode = XDP_ATTACH_AUTO;
     struct dp_xdp_port *port;
-    enum xdp_attach_mode mode;
+    char *cfg_error = NULL;
     int error = 0;
 
     if (!parse_xdp_mode(value, &mode)) {
-        VLOG_WARN("%s: port %"PRIu32": other_config:xdp-mode=%s is not "
-                  "one of auto, native, generic, best-effort; ignored",
-                  dp->name, odp_to_u32(port_no), value);
-        return EINVAL;
-    }
-    if (!parse_xdp_tx(tx_value, &tx_request)) {
-        VLOG_WARN("%s: port %"PRIu32": other_config:xdp-tx=%s is not "
-                  "one of auto, redirect, skb; ignored",
-                  dp->name, odp_to_u32(port_no), tx_value);
-        return EINVAL;
+        cfg_error = xasprintf("other_config:xdp-mode=%s is not one of auto, "
+                              "native, generic, best-effort; ignored", value);
+    } else if (!parse_xdp_tx(tx_value, &tx_request)) {
+        cfg_error = xasprintf("other_config:xdp-tx=%s is not one of auto, "
+                              "redirect, skb; ignored", tx_value);
     }
 
     ovs_mutex_lock(&dp->port_mutex);
     port = dp_xdp_lookup_port(dp, port_no);
     if (!port) {
+        free(cfg_error);
+        error = cfg_error ? EINVAL : 0;
         goto out;
     }
-    if (tx_request != port->tx_request) {
+    if (cfg_error) {
+        VLOG_WARN("%s: port %s: %s", dp->name, netdev_get_name(port->netdev),
+                  cfg_error);
+        free(port->cfg_error);
+        port->cfg_error = cfg_error;
+        dp_xdp_port_error_changed();
+        error = EINVAL;
+        goto out;
+    }
+    if (port->cfg_error) {
+        free(port->cfg_error);
+        port->cfg_error = NULL;
+        dp_xdp_port_error_changed();
+    }
+    if (update_qos_type(port) || tx_request != port->tx_request) {
+        enum xdp_dp_tx_mode old_mode = port->tx_mode;
+        bool had_error = port->tx_error != NULL;
+
         port->tx_request = tx_request;
         error = update_tx_mode(dp, port);
-        VLOG_INFO("%s: port %s: transmit by %s", dp->name,
-                  netdev_get_name(port->netdev),
-                  dp_xdp_tx_mode_to_string(port->tx_mode));
+        if (port->tx_error) {
+            VLOG_WARN("%s: port %s: %s", dp->name,
+                      netdev_get_name(port->netdev), port->tx_error);
+        } else if (port->tx_mode != old_mode) {
+            VLOG_INFO("%s: port %s: transmit by %s (%s)", dp->name,
+                      netdev_get_name(port->netdev),
+                      dp_xdp_tx_mode_to_string(port->tx_mode),
+                      ds_cstr(&port->tx_why));
+        }
+        if (had_error || port->tx_error) {
+            dp_xdp_port_error_changed();
+        }
+    } else if (port->tx_error) {
+        /* bridge.c cleared the Interface's error column before calling us:
+         * have it ask again. */
+        dp_xdp_port_error_changed();
     }
     if (mode == port->mode && mode != XDP_ATTACH_AUTO) {
         goto out;
@@ -812,6 +905,59 @@ struct netdev *
 dp_xdp_port_tnl_netdev_ref(struct dp_xdp *dp, odp_port_t port_no)
 {
     return port_netdev_ref(dp, port_no, true);
+}
+
+/* Configuration errors.
+ *
+ * What is wrong with an Interface's configuration belongs in its error
+ * column, where operators look, not only in the log.  bridge.c fills that
+ * column from ofproto_vport_get_status(), which ovs-vswitchd-xdp wraps to
+ * ask dpif_xdp_port_get_error() as well, and it asks whenever the
+ * connectivity seq moves.  bridge.c also clears the column at every
+ * reconfiguration, just before it hands the Interface's other_config to
+ * dpif_xdp_port_set_config(), so that function moves the seq whenever a
+ * port has an error, and when one goes away. */
+void
+dp_xdp_port_error_changed(void)
+{
+    seq_change(connectivity_seq_get());
+}
+
+struct get_error_aux {
+    const char *name;
+    char *error;
+};
+
+static void
+get_error_cb(struct dp_xdp *dp, void *aux_)
+{
+    struct get_error_aux *aux = aux_;
+    struct dp_xdp_port *port;
+
+    ovs_mutex_lock(&dp->port_mutex);
+    port = dp_xdp_lookup_port_by_name(dp, aux->name);
+    if (port && !aux->error) {
+        const char *error = port->cfg_error ? port->cfg_error : port->tx_error;
+
+        aux->error = nullable_xstrdup(error);
+    }
+    ovs_mutex_unlock(&dp->port_mutex);
+}
+
+/* Returns what is wrong with the configuration of 'netdev', a port of an
+ * xdp datapath, as a string for the Interface's error column that the
+ * caller frees, or NULL if nothing is (or it is no port of ours). */
+char *
+dpif_xdp_port_get_error(const struct netdev *netdev)
+{
+    const char *dpif_type = netdev_get_dpif_type(netdev);
+    struct get_error_aux aux = { .name = netdev_get_name(netdev) };
+
+    if (!dpif_type || strcmp(dpif_type, "xdp")) {
+        return NULL;
+    }
+    dp_xdp_foreach(NULL, get_error_cb, &aux);
+    return aux.error;
 }
 
 /* Interfaces that come and go.

@@ -74,6 +74,12 @@ struct dp_xdp_port {
     enum xdp_dp_tx_mode tx_mode;    /* How XDP sends on this port. */
     enum xdp_dp_tx_mode tx_request; /* other_config:xdp-tx, or
                                      * XDP_DP_TX_NONE for "auto". */
+    struct ds tx_why;           /* Why 'tx_mode'. */
+    char *qos_type;             /* The device's QoS type (netdev_get_qos()),
+                                 * NULL if it has none. */
+    char *cfg_error;            /* What is wrong with the Interface's
+                                 * other_config, or NULL. */
+    char *tx_error;             /* Why 'tx_request' was refused, or NULL. */
     struct xdp_attachment att;  /* The program's attachment. */
     enum xdp_attach_mode mode;  /* Attach mode asked for, from the
                                  * Interface's other_config:xdp-mode. */
@@ -274,6 +280,7 @@ struct dp_xdp_port *dp_xdp_lookup_port(const struct dp_xdp *, odp_port_t);
 struct dp_xdp_port *dp_xdp_lookup_port_by_name(const struct dp_xdp *,
                                                const char *devname);
 const char *dp_xdp_tx_mode_to_string(enum xdp_dp_tx_mode);
+void dp_xdp_port_error_changed(void);
 void dp_xdp_port_destroy(struct dp_xdp *, struct dp_xdp_port *);
 void dp_xdp_check_devices(struct dp_xdp *);
 int dpif_xdp_port_add(struct dpif *, struct netdev *, odp_port_t *port_nop);

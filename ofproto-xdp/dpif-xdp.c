@@ -216,6 +216,13 @@ dpif_xdp_unixctl_dispatcher_show(struct unixctl_conn *conn, int argc,
                 ds_put_format(&s, "    xdp-mode auto: %s\n",
                               ds_cstr(&port->mode_why));
             }
+            ds_put_format(&s, "    xdp-tx %s: %s\n",
+                          port->tx_request == XDP_DP_TX_NONE ? "auto"
+                          : dp_xdp_tx_mode_to_string(port->tx_request),
+                          ds_cstr(&port->tx_why));
+            if (port->tx_error) {
+                ds_put_format(&s, "    error: %s\n", port->tx_error);
+            }
         }
         ovs_mutex_unlock(&dp->port_mutex);
     }

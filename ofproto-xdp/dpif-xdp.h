@@ -35,5 +35,6 @@ extern const struct dpif_class dpif_xdp_class;
 bool dpif_xdp_set_policing(struct netdev *, uint32_t kbits_rate,
                            uint32_t kbits_burst, uint32_t kpkts_rate,
                            uint32_t kpkts_burst, int *errorp);
+char *dpif_xdp_port_get_error(const struct netdev *);
 
 #endif /* dpif-xdp.h */

@@ -25,11 +25,13 @@
 
 #include <config.h>
 
+#include <errno.h>
 #include <string.h>
 
 #include "dpif.h"
 #include "dpif-provider.h"
 #include "netdev.h"
+#include "ofproto/ofproto-provider.h"
 #include "ofproto-xdp/dpif-xdp.h"
 #include "util.h"
 
@@ -86,4 +88,35 @@ __wrap_dpif_supports_tnl_push_pop(const struct dpif *dpif)
 {
     return (!strcmp(dpif_type(dpif), dpif_xdp_class.type)
             || __real_dpif_supports_tnl_push_pop(dpif));
+}
+
+/* The Interface's error column.  bridge.c fills it from
+ * ofproto_vport_get_status(), whose ofproto-dpif implementation knows
+ * only patch ports, and OVS has no other way for a datapath to say that a
+ * port's configuration is wrong.  So this program is linked with
+ * -Wl,--wrap=ofproto_vport_get_status: a port of an xdp datapath with a
+ * bad or refused setting (dpif_xdp_port_get_error()) reports it there. */
+int __real_ofproto_vport_get_status(const struct ofproto *, ofp_port_t,
+                                    char **errp);
+int __wrap_ofproto_vport_get_status(const struct ofproto *, ofp_port_t,
+                                    char **errp);
+
+int
+__wrap_ofproto_vport_get_status(const struct ofproto *ofproto,
+                                ofp_port_t ofp_port, char **errp)
+{
+    int error = __real_ofproto_vport_get_status(ofproto, ofp_port, errp);
+    const struct ofport *ofport;
+    char *msg;
+
+    if (error && error != EOPNOTSUPP) {
+        return error;
+    }
+    ofport = ofproto_get_port(ofproto, ofp_port);
+    msg = ofport ? dpif_xdp_port_get_error(ofport->netdev) : NULL;
+    if (msg) {
+        *errp = msg;
+        return EINVAL;
+    }
+    return error;
 }
