@@ -667,12 +667,13 @@ do_set_ipv6(struct xdp_md *ctx, const struct xdp_dp_action *a)
 }
 
 /* Leaves a 'struct xdp_dp_skb_meta' naming the 'n' devices in 'ifindex'
- * and carrying 'diff' in front of the frame and passes it up, for
- * xdp_dp_tc to fix the checksum and redirect the skb (cloning it to all
- * but the last).  Returns the XDP verdict. */
+ * and carrying 'diff' and 'priority' (0 for none) in front of the frame
+ * and passes it up, for xdp_dp_tc to fix the checksum, set the priority
+ * and redirect the skb (cloning it to all but the last).  Returns the XDP
+ * verdict. */
 static __always_inline int
 pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n,
-           const struct l4_csum_diff *diff, __u32 flags)
+           const struct l4_csum_diff *diff, __u32 flags, __u32 priority)
 {
     struct xdp_dp_skb_meta *meta = push_skb_meta(ctx);
 
@@ -689,6 +690,10 @@ pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n,
     for (int i = 0; i < XDP_DP_MAX_OUTPUTS; i++) {
         meta->ifindex[i] = i < n ? ifindex[i] : 0;
     }
+    if (priority && n < XDP_DP_MAX_OUTPUTS) {
+        meta->flags |= XDP_DP_SKB_META_F_PRIORITY;
+        meta->ifindex[XDP_DP_MAX_OUTPUTS - 1] = priority;
+    }
     return XDP_PASS;
 }
 
@@ -698,7 +703,8 @@ pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n,
  * XDP verdict. */
 static __always_inline int
 do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
-           __u32 n, const struct l4_csum_diff *diff, struct pass_buf *buf)
+           __u32 n, const struct l4_csum_diff *diff, struct pass_buf *buf,
+           __u32 priority)
 {
     __u32 *ifindex = buf->tmp.ifindex;
     __u32 k = 0;
@@ -717,7 +723,7 @@ do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
         COUNT(n_tx_error, 1);   /* No port to send to (any more). */
         return XDP_DROP;
     }
-    return pass_to_tc(ctx, ifindex, k, diff, 0);
+    return pass_to_tc(ctx, ifindex, k, diff, 0, priority);
 }
 
 /* Sends the frame of the packet with metadata 'md' and key 'buf->key',
@@ -726,7 +732,8 @@ do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
  * generic mode always goes through it).  Returns the XDP verdict. */
 static __always_inline int
 do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
-          const struct l4_csum_diff *diff, __u32 port_no, __u32 tc_flags)
+          const struct l4_csum_diff *diff, __u32 port_no, __u32 tc_flags,
+          __u32 priority)
 {
     const struct xdp_flow_key *key = &buf->key;
     struct xdp_dp_port *port = bpf_map_lookup_elem(&xdp_dp_ports, &port_no);
@@ -738,13 +745,14 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
     switch (port->tx_mode) {
     case XDP_DP_TX_REDIRECT:
         if (md->skb_only) {
-            return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags);
+            return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags,
+                              priority);
         }
         apply_l4_csum_diff(ctx, key, diff);
         return bpf_redirect_map(&xdp_dp_tx_ports, port_no, XDP_DROP);
 
     case XDP_DP_TX_SKB:
-        return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags);
+        return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags, priority);
 
     case XDP_DP_TX_SLOW:
         if (tc_flags) {
@@ -766,6 +774,18 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
  * XDP_DP_ACTION_F_OUTPUTS).  A constant for the verifier. */
 #define HAS_ACTION(BIT) (!xdp_dp_cfg.enabled || xdp_dp_cfg.action_bits & (BIT))
 #define ACTION_BIT(TYPE) (1u << (TYPE))
+
+/* The skb priority for the outputs from 'flow->actions[first]' on: that of
+ * the XDP_DP_ACTION_SET_PRIORITY just before them, 0 if none (see "Queues"
+ * in xdp-dp.h). */
+static __always_inline __u32
+outputs_priority(const struct xdp_flow *flow, __u32 first)
+{
+    const struct xdp_dp_action *a = &flow->actions[(first - 1) & 7];
+
+    return (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_PRIORITY)) && first
+            && a->type == XDP_DP_ACTION_SET_PRIORITY ? a->priority.value : 0);
+}
 
 #include "xdp-dp-ct.h"
 
@@ -987,13 +1007,13 @@ do_tnl_push(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 i,
             return -1;
         }
         return do_output(ctx, md, buf, diff, out->output.port,
-                         XDP_DP_SKB_META_F_TNL_PUSH);
+                         XDP_DP_SKB_META_F_TNL_PUSH, 0);
     }
     apply_l4_csum_diff(ctx, &buf->key, diff);
     if (xdp_dp_tnl_push__(ctx, flow, i, &buf->key, 0)) {
         return -1;
     }
-    return do_output(ctx, md, buf, &none, out->output.port, 0);
+    return do_output(ctx, md, buf, &none, out->output.port, 0, 0);
 }
 
 /* Runs 'flow''s actions on the packet in 'ctx', whose metadata is 'md' and
@@ -1046,9 +1066,11 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
         switch (a->type) {
         case XDP_DP_ACTION_OUTPUT:
             if (i + 1 == n) {
-                return do_output(ctx, md, buf, &diff, a->output.port, 0);
+                return do_output(ctx, md, buf, &diff, a->output.port, 0,
+                                 outputs_priority(flow, i));
             } else if (HAS_ACTION(XDP_DP_ACTION_F_OUTPUTS)) {
-                return do_outputs(ctx, flow, i, n, &diff, buf);
+                return do_outputs(ctx, flow, i, n, &diff, buf,
+                                  outputs_priority(flow, i));
             }
             error = -1;
             break;
@@ -1103,6 +1125,11 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             error = -1;
             break;
         case XDP_DP_ACTION_DATA:
+            break;
+        case XDP_DP_ACTION_SET_PRIORITY:
+            /* For the outputs after it: see outputs_priority(). */
+            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_PRIORITY))
+                     ? 0 : -1);
             break;
         case XDP_DP_ACTION_METER:
             if (!HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_METER))) {
@@ -1512,6 +1539,10 @@ xdp_dp_tc(struct __sk_buff *skb)
     /* bpf_clone_redirect() and the checksum helpers invalidate packet
      * pointers, 'meta' too. */
     flags = meta->flags;
+    if (flags & XDP_DP_SKB_META_F_PRIORITY) {
+        /* For the qdisc of the device it leaves by (see "Queues"). */
+        skb->priority = meta->ifindex[XDP_DP_MAX_OUTPUTS - 1];
+    }
     pseudo = meta->csum_pseudo;
     other = meta->csum_other;
 #pragma unroll

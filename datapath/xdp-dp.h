@@ -38,7 +38,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 11
+#define XDP_DP_ABI_VERSION 12
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -164,6 +164,9 @@ enum xdp_dp_action_type {
                                  * nested actions of the flow's
                                  * 'sample.index'th sample() on (see
                                  * "Sampling"); the packet goes on. */
+    XDP_DP_ACTION_SET_PRIORITY,    /* The skb priority 'priority.value' for
+                                 * the outputs that follow it, all of them
+                                 * (see "Queues"). */
 };
 
 /* Bits of 'struct xdp_flow''s 'action_bits': (1 << type) for each action
@@ -225,6 +228,9 @@ struct xdp_dp_action {
         struct {
             __u32 id;           /* Meter id (index in xdp_dp_meters). */
         } meter;
+        struct {
+            __u32 value;        /* skb->priority, as OVS's skb_priority. */
+        } priority;
         struct {
             __u32 probability;  /* OVS_SAMPLE_ATTR_PROBABILITY. */
             __u32 index;        /* Which of the flow's sample()s, in the
@@ -740,6 +746,19 @@ struct xdp_dp_flow_meta {
     __u8 data[XDP_DP_FLOW_META_DATA];
 };
 
+/* Queues
+ * ======
+ *
+ * OpenFlow's set_queue becomes set(skb_priority(0x1000N)) in front of the
+ * outputs (dpif_xdp's queue_to_priority is the kernel datapath's), for
+ * the device's qdisc, which classifies by skb->priority (linux-htb's class
+ * 1:N, for queue N - 1).  Only the skb path passes a qdisc, and a port
+ * with QoS transmits by skb (dpif-xdp-port.c), so XDP hands the priority
+ * to its TC half, which sets skb->priority before the redirect.  The
+ * compiler puts XDP_DP_ACTION_SET_PRIORITY just before the flow's outputs,
+ * which it then applies to, with at most XDP_DP_MAX_OUTPUTS - 1 of them:
+ * the priority travels in the last ifindex of 'struct xdp_dp_skb_meta'. */
+
 /* Metadata that XDP leaves in front of the packet for its TC half, which
  * redirects the skb to 'ifindex[n_outputs - 1]' after cloning it to each
  * of the others: for outputs to XDP_DP_TX_SKB ports, and for flows with
@@ -759,7 +778,11 @@ struct xdp_dp_skb_meta {
     __u16 csum_pseudo;          /* See above. */
     __u16 csum_other;           /* See above. */
     union {
-        __u32 ifindex[XDP_DP_MAX_OUTPUTS];  /* Where to send the skb. */
+        __u32 ifindex[XDP_DP_MAX_OUTPUTS];  /* Where to send the skb;
+                                             * the last one is the
+                                             * priority with
+                                             * XDP_DP_SKB_META_F_PRIORITY
+                                             * (see "Queues"). */
         struct {                /* XDP_DP_SKB_META_F_UPCALL: */
             __u32 type;         /* struct xdp_dp_upcall's members. */
             __u32 in_port;
@@ -783,5 +806,8 @@ struct xdp_dp_skb_meta {
 /* XDP_DP_SKB_META_F_TNL_PUSH: push the tunnel header that XDP left in
  * xdp_dp_tnl_hdrs before sending (see "Tunnels"). */
 #define XDP_DP_SKB_META_F_TNL_PUSH 0x04
+/* XDP_DP_SKB_META_F_PRIORITY: set skb->priority to
+ * 'ifindex[XDP_DP_MAX_OUTPUTS - 1]' (see "Queues"). */
+#define XDP_DP_SKB_META_F_PRIORITY 0x08
 
 #endif /* xdp-dp.h */

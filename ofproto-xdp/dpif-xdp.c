@@ -32,6 +32,7 @@
 #include "dpif-xdp.h"
 
 #include <errno.h>
+#include <linux/pkt_sched.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <string.h>
@@ -761,6 +762,21 @@ dpif_xdp_get_stats(const struct dpif *dpif, struct dpif_dp_stats *stats)
     return 0;
 }
 
+/* OpenFlow's set_queue: the skb priority that the device's qdisc
+ * classifies into queue 'queue_id', as the kernel datapath maps it (for
+ * linux-htb and linux-hfsc, whose classes OVS numbers 1:1 up); XDP hands
+ * it to the skb path (see "Queues" in datapath/xdp-dp.h). */
+static int
+dpif_xdp_queue_to_priority(const struct dpif *dpif OVS_UNUSED,
+                           uint32_t queue_id, uint32_t *priority)
+{
+    if (queue_id >= 0xf000) {
+        return EINVAL;
+    }
+    *priority = TC_H_MAKE(1 << 16, queue_id + 1);
+    return 0;
+}
+
 /* No user features (the kernel module's OVS_DP_F_* flags) apply here. */
 static int
 dpif_xdp_set_features(struct dpif *dpif OVS_UNUSED,
@@ -993,6 +1009,7 @@ const struct dpif_class dpif_xdp_class = {
     .recv = dp_xdp_recv,
     .recv_wait = dp_xdp_recv_wait,
     .recv_purge = dp_xdp_recv_purge,
+    .queue_to_priority = dpif_xdp_queue_to_priority,
     /* OpenFlow meters, run in XDP (dpif-xdp-meter.c). */
     .meter_get_features = dp_xdp_meter_get_features,
     .meter_set = dp_xdp_meter_set,

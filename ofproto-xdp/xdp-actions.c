@@ -72,6 +72,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/ofpbuf.h"
 #include "packets.h"
+#include "unaligned.h"
 #include "util.h"
 
 /* Actions that change what ct() would look the packet up by. */
@@ -755,6 +756,7 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
     size_t n_samples = 0;
     size_t first_output = 0;
     bool pushed = false;
+    uint32_t priority = 0;      /* The last set(skb_priority(...)). */
     size_t left;
 
     memset(flow->actions, 0, sizeof flow->actions);
@@ -831,6 +833,46 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
         }
         enum ovs_action_attr atype = nl_attr_type(a);
         struct xdp_set_attr set;
+        if ((atype == OVS_ACTION_ATTR_SET
+             || atype == OVS_ACTION_ATTR_SET_MASKED)
+            && xdp_set_attr_parse(a, atype == OVS_ACTION_ATTR_SET_MASKED,
+                                  &set)
+            && set.type == OVS_KEY_ATTR_PRIORITY) {
+            /* set_queue: for the outputs' qdiscs (see "Queues" in
+             * datapath/xdp-dp.h).  It changes nothing in the frame, so
+             * it waits for the first output. */
+            if (set.size != sizeof priority
+                || (set.mask && get_unaligned_u32(set.mask) != UINT32_MAX)) {
+                xdp_why_action(why_slow, "partial skb_priority: ", a, left);
+                goto slow;
+            }
+            priority = get_unaligned_u32(set.key);
+            continue;
+        }
+        if (priority
+            && (atype == OVS_ACTION_ATTR_TUNNEL_PUSH
+                || atype == OVS_ACTION_ATTR_RECIRC
+                || atype == OVS_ACTION_ATTR_CT)) {
+            /* The priority would have to outlive the flow's own
+             * outputs. */
+            xdp_why_action(why_slow, "skb_priority before ", a, left);
+            goto slow;
+        }
+        if (priority && atype == OVS_ACTION_ATTR_OUTPUT && !n_outputs) {
+            /* Just before the outputs, where XDP reads it. */
+            if (n_actions + 1 >= XDP_FLOW_MAX_ACTIONS) {
+                if (why_slow) {
+                    ds_put_format(why_slow, "more than %d actions",
+                                  XDP_FLOW_MAX_ACTIONS);
+                }
+                goto slow;
+            }
+            xa->type = XDP_DP_ACTION_SET_PRIORITY;
+            xa->priority.value = priority;
+            flow->action_bits |= 1u << XDP_DP_ACTION_SET_PRIORITY;
+            first_output = n_actions++;
+            xa++;
+        }
         if (atype == OVS_ACTION_ATTR_TUNNEL_PUSH) {
             /* One of the first four actions: see tnl_assemble(). */
             size_t k = (n_actions < 4
@@ -906,7 +948,10 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
                            "not the first action: ", a, left);
             goto slow;
         }
-        if (xa->type == XDP_DP_ACTION_OUTPUT && !n_outputs++) {
+        if (xa->type == XDP_DP_ACTION_OUTPUT && !n_outputs++
+            && !(flow->action_bits & (1u << XDP_DP_ACTION_SET_PRIORITY))) {
+            /* (Or the priority before it: the first of the block that
+             * a sample() among the outputs must go before.) */
             first_output = n_actions;
         }
         flow->action_bits |= 1u << xa->type;
@@ -916,6 +961,16 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
         if (why_slow) {
             ds_put_format(why_slow, "%"PRIuSIZE" bytes of malformed actions",
                           left);
+        }
+        goto slow;
+    }
+    if (flow->action_bits & (1u << XDP_DP_ACTION_SET_PRIORITY)
+        && n_outputs >= XDP_DP_MAX_OUTPUTS) {
+        /* The priority takes the last output's place in the TC half's
+         * metadata. */
+        if (why_slow) {
+            ds_put_format(why_slow, "skb_priority with %d outputs",
+                          XDP_DP_MAX_OUTPUTS);
         }
         goto slow;
     }
@@ -1114,6 +1169,10 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
         ds_put_format(s, "sample(%.1f%%,#%"PRIu32")",
                       xa->sample.probability / (double) UINT32_MAX * 100,
                       xa->sample.index);
+        break;
+
+    case XDP_DP_ACTION_SET_PRIORITY:
+        ds_put_format(s, "set_priority(%#"PRIx32")", xa->priority.value);
         break;
 
     default:

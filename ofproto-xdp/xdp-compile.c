@@ -251,6 +251,7 @@ xdp_compile_format_actions(struct ds *s, uint32_t action_bits)
         [XDP_DP_ACTION_TNL_POP] = "tnl_pop",
         [XDP_DP_ACTION_METER] = "meter",
         [XDP_DP_ACTION_SAMPLE] = "sample",
+        [XDP_DP_ACTION_SET_PRIORITY] = "set_priority",
     };
     bool any = false;
 
