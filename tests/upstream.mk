@@ -62,7 +62,6 @@ UPSTREAM_TESTS_DEPS = $(UPSTREAM_TESTSUITE) tests/bin/ovs-vswitchd \
 #     2  datapath - http between two ports
 #     5  datapath - ping6 between two ports
 #     8  datapath - ping6 between two ports IPv6 later fragments
-#     9  datapath - ping6 between two ports with header modify (slow path)
 #    11  datapath - ping over vxlan tunnel
 #    13  datapath - ping over vxlan6 tunnel
 #    30  datapath - clone action (slow path, packet-ins)
@@ -83,11 +82,18 @@ UPSTREAM_TESTS_DEPS = $(UPSTREAM_TESTSUITE) tests/bin/ovs-vswitchd \
 #   167  interface - add delete add same interface
 #   168  interface - add route to br and verify clean-up
 #   170  ovs-route - add/remove system route
+# Left out: 9, "datapath - ping6 between two ports with header modify",
+# races in OVS itself: its first ping leaves right after ovs-ofctl
+# add-flows, while the megaflow that the earlier pings installed (NORMAL,
+# IPv6 addresses wildcarded) still matches and sends it on unrewritten,
+# until the revalidators replace it.  OVS's own userspace datapath fails it
+# the same way here (4 pings sent, 3 answered): 2 runs in 30, against 5
+# in 30 on xdp (2026-12-05).
 # By number: the numbers are those of the OVS tree's own
 # system-userspace-testsuite (same files, same order), stable for a given
 # OVS release (3.1.0 here); check them again when the OVS tree changes.
 # (One line: utilities/quickstart.sh counts its words.)
-UPSTREAM_CI_TESTS = 1 2 5 8 9 11 13 30 50 51 53 54 55 57 59 73 75 108 115 122 162 164 167 168 170
+UPSTREAM_CI_TESTS = 1 2 5 8 11 13 30 50 51 53 54 55 57 59 73 75 108 115 122 162 164 167 168 170
 
 UPSTREAM_RUN = $(SHELL) '$(UPSTREAM_TESTSUITE)' -C tests \
 	AUTOTEST_PATH='$(AUTOTEST_PATH)' -j1
