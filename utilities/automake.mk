@@ -15,6 +15,7 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-forward.c \
 	utilities/bench-forward.h \
 	utilities/bench-forward-ct.c \
+	utilities/bench-forward-monitor.c \
 	utilities/bench-latency.c \
 	utilities/bench-stats.c
 utilities_ovs_xdp_bench_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)

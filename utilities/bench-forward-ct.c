@@ -100,6 +100,13 @@
 
 /* Which switches run the stateful pipelines. */
 
+/* Whether pipeline 'p' tracks connections. */
+bool
+fwd_pipeline_is_stateful(enum fwd_pipeline p)
+{
+    return p == FWD_CONNTRACK || p == FWD_CONNTRACK_DNAT;
+}
+
 /* Returns why switch 'sw' is not measured in pipeline 'p', or NULL if it
  * is.  (The floor is a special case: see enum fwd_pipeline.) */
 const char *
@@ -109,8 +116,14 @@ fwd_pipeline_unsupported(const struct fwd_switch *sw, enum fwd_pipeline p)
         return NULL;
     }
     if (sw->normal) {
-        return "the stateful pipelines forward by port, as ovs-xdp does; "
+        return "the other pipelines forward by port, as ovs-xdp does; "
                "actions=normal is measured stateless only";
+    }
+    if (sw->kind == FWD_LINUX_BRIDGE && (p == FWD_SFLOW || p == FWD_METER)) {
+        /* Checked: "tc ... action sample" and "action police" both fail
+         * with "Failed to load TC action module". */
+        return "the bridge samples and polices through tc's sample and "
+               "police actions, which this kernel lacks: not measured";
     }
     if (sw->kind == FWD_LINUX_BRIDGE && p == FWD_CONNTRACK_DNAT) {
         return "destination NAT of bridged frames needs br_netfilter to "
@@ -138,11 +151,15 @@ fwd_ovs_flows(enum fwd_pipeline p, const char *a, const char *b,
 {
     const char *nat = p == FWD_CONNTRACK_DNAT ? ",nat" : "";
 
-    if (p == FWD_STATELESS) {
+    if (p == FWD_STATELESS || p == FWD_SFLOW) {
+        /* sFlow is the bridge's (fwd_monitor_setup()). */
         svec_add_nocopy(flows, xasprintf("in_port=%s,actions=output:%s",
                                          a, b));
         svec_add_nocopy(flows, xasprintf("in_port=%s,actions=output:%s",
                                          b, a));
+        return;
+    } else if (p == FWD_METER) {
+        /* fwd_monitor_setup() adds the meter, then these. */
         return;
     }
 

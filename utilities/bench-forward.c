@@ -157,6 +157,8 @@ static const char *const fwd_pipeline_names[FWD_N_PIPELINES] = {
     [FWD_STATELESS] = "stateless",
     [FWD_CONNTRACK] = "conntrack",
     [FWD_CONNTRACK_DNAT] = "conntrack-dnat",
+    [FWD_SFLOW] = "sflow",
+    [FWD_METER] = "meter",
 };
 static const char *const fwd_pipeline_descriptions[FWD_N_PIPELINES] = {
     [FWD_STATELESS] = "in_port=A,actions=output:B and back; Linux bridge: "
@@ -168,6 +170,12 @@ static const char *const fwd_pipeline_descriptions[FWD_N_PIPELINES] = {
     [FWD_CONNTRACK_DNAT] = "as conntrack, with ct(zone=1,nat,table=1), the "
     "stream to\n" FWD_VIP ", and from A, +new: ct(commit,nat(dst="
     FWD_SINK_IP "))",
+    [FWD_SFLOW] = "as stateless, with the bridge's sFlow sampling 1 in "
+    OVS_STRINGIZE(FWD_SFLOW_SAMPLING) "\n(to a collector address where "
+    "nothing listens)",
+    [FWD_METER] = "in_port=A,actions=meter:1,output:B and back; meter 1 "
+    "drops above\n100 Gbit/s, far above the offered load, so every frame "
+    "passes its bucket",
 };
 
 /* Addresses of the two namespaces' veth ends ("oxb" in the middle). */
@@ -195,8 +203,9 @@ Options:\n\
                          linux-bridge (default: all)\n\
   --pipeline=LIST        comma-separated, from: stateless (forward by\n\
                          port), conntrack (a stateful firewall),\n\
-                         conntrack-dnat (the same with destination NAT)\n\
-                         (default: stateless)\n\
+                         conntrack-dnat (the same with destination NAT),\n\
+                         sflow (stateless with sFlow at 1/64), meter\n\
+                         (stateless through a meter) (default: stateless)\n\
   --cpu=N                run the generator on CPU N (default: the last)\n\
   --batch-size=N         frames per live-frames batch (default 64)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
@@ -760,6 +769,9 @@ fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw,
         ports, ARRAY_SIZE(ports),
         (const char *const *) flows.names, flows.n, why);
     svec_destroy(&flows);
+    if (!error) {
+        error = fwd_monitor_setup(fwd, sw, p, why);
+    }
 
     /* The sink's end of its veth runs an XDP program, so it has NAPI and
      * XDP redirect delivers into it: ask ovs-xdp for the XDP redirect
@@ -794,7 +806,7 @@ fwd_linux_bridge_setup(struct fwd *fwd, enum fwd_pipeline p,
                                           fwd->gen.root_name,
                                           fwd->sink.root_name, why);
 
-    if (!error && p != FWD_STATELESS) {
+    if (!error && fwd_pipeline_is_stateful(p)) {
         char *note;
 
         error = fwd_nft_setup(fwd, &note, why);
@@ -822,7 +834,7 @@ fwd_switch_teardown(struct fwd *fwd, const struct fwd_switch *sw)
         bench_ovs_del_bridge(fwd_switch_ovs(fwd, sw), fwd->ovs_bridge);
         break;
     case FWD_LINUX_BRIDGE:
-        if (fwd->pipeline != FWD_STATELESS) {
+        if (fwd_pipeline_is_stateful(fwd->pipeline)) {
             fwd_nft_teardown(fwd);
         }
         bench_run(NULL, "ip link del %s", fwd->linux_bridge);
@@ -982,8 +994,11 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
 {
     const struct fwd_switch *sw = &fwd_switches[idx];
     struct fwd_result *r = &fwd->results[idx][p];
-    bool stateful = p != FWD_STATELESS;
+    bool stateful = fwd_pipeline_is_stateful(p);
     bool xdp_ct = stateful && sw->kind == FWD_OVS_XDP;
+    bool xdp_monitor = ((p == FWD_SFLOW || p == FWD_METER)
+                        && sw->kind == FWD_OVS_XDP);
+    struct fwd_monitor_counts mon_before, mon_after;
     struct fwd_ct_counts ct_before, ct_after;
     struct fwd_snapshot before, after;
     struct ds note = DS_EMPTY_INITIALIZER;
@@ -1018,11 +1033,17 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
     if (xdp_ct) {
         fwd_ovs_xdp_ct_counts(fwd, &ct_before);
     }
+    if (xdp_monitor) {
+        fwd_monitor_counts(fwd, &mon_before);
+    }
     fwd_snapshot(fwd, &before);
     bench_sleep(fwd->opts.duration);
     fwd_snapshot(fwd, &after);
     if (xdp_ct) {
         fwd_ovs_xdp_ct_counts(fwd, &ct_after);
+    }
+    if (xdp_monitor) {
+        fwd_monitor_counts(fwd, &mon_after);
     }
 
     what = xasprintf("%s %s", sw->name, fwd_pipeline_names[p]);
@@ -1065,7 +1086,10 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
                       hit);
         }
     }
-    if (stateful) {
+    if (xdp_monitor) {
+        fwd_monitor_note(fwd, p, &mon_before, &mon_after, frames, &note);
+    }
+    if (stateful || xdp_monitor) {
         free(r->state_note);
         r->state_note = ds_steal_cstr(&note);
     }

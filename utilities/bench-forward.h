@@ -85,6 +85,9 @@ enum fwd_pipeline {
     FWD_STATELESS,              /* Forward by port. */
     FWD_CONNTRACK,              /* A stateful firewall. */
     FWD_CONNTRACK_DNAT,         /* The same, with destination NAT. */
+    FWD_SFLOW,                  /* Stateless, with sFlow sampling 1/64. */
+    FWD_METER,                  /* Stateless, through a meter whose rate
+                                 * is above the offered load. */
     FWD_N_PIPELINES
 };
 
@@ -194,8 +197,26 @@ struct bench_ovs *fwd_switch_ovs(struct fwd *, const struct fwd_switch *);
 unsigned long long fwd_read_sink(const struct fwd *,
                                  enum bench_sink_counter);
 
+/* bench-forward-monitor.c: the sflow and meter pipelines. */
+#define FWD_SFLOW_SAMPLING 64
+#define FWD_METER_ID 1
+int fwd_monitor_setup(struct fwd *, const struct fwd_switch *,
+                      enum fwd_pipeline, struct ds *why);
+struct fwd_monitor_counts {
+    long long sampled;          /* xdp-sampled, or -1. */
+    long long sample_limited;   /* xdp-sample-limited, or -1. */
+    long long metered;          /* xdp-metered, or -1. */
+    long long slow_path;        /* xdp-slow-path, or -1. */
+};
+void fwd_monitor_counts(struct fwd *, struct fwd_monitor_counts *);
+void fwd_monitor_note(struct fwd *, enum fwd_pipeline,
+                      const struct fwd_monitor_counts *before,
+                      const struct fwd_monitor_counts *after,
+                      unsigned long long frames, struct ds *note);
+
 /* bench-forward-ct.c: which switches run the stateful pipelines, and
  * their flows. */
+bool fwd_pipeline_is_stateful(enum fwd_pipeline);
 const char *fwd_pipeline_unsupported(const struct fwd_switch *,
                                      enum fwd_pipeline);
 void fwd_ovs_flows(enum fwd_pipeline, const char *a, const char *b,
