@@ -787,6 +787,29 @@ outputs_priority(const struct xdp_flow *flow, __u32 first)
             && a->type == XDP_DP_ACTION_SET_PRIORITY ? a->priority.value : 0);
 }
 
+/* Whether the packet in 'ctx' is longer than 'limit' bytes for OVS's
+ * check_pkt_len() (see "Packet length checks" in xdp-dp.h): if
+ * 'skb_only' (struct pkt_md's), a frame that may be a GSO segment, by the
+ * ingress device's MTU.  A global function: inline, its stack and
+ * branches took the verifier of the generic program past its limit of a
+ * million instructions. */
+__attribute__((noinline)) int
+xdp_dp_check_len__(struct xdp_md *ctx, __u32 limit, __u32 skb_only)
+{
+    __u32 mtu = 0;
+
+    if (!ctx || bpf_xdp_get_buff_len(ctx) <= limit) {
+        return 0;
+    }
+    if (skb_only) {
+        /* It says whether the frame fits, which a GSO segment does not,
+         * and gives the MTU either way. */
+        bpf_check_mtu(ctx, 0, &mtu, 0, 0);
+        return !mtu || mtu + ETH_HLEN > limit;
+    }
+    return 1;
+}
+
 #include "xdp-dp-ct.h"
 
 /* Datapath hash
@@ -1042,6 +1065,16 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
 
     __u32 first = 0;
 
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN))
+        && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN)
+        && flow->actions[0].check_len.flags & XDP_DP_CPL_F_GT_DROP
+        && xdp_dp_check_len__(ctx, flow->actions[0].check_len.len,
+                              md->skb_only)) {
+        /* A gt() that drops (see "Packet length checks"); any other goes
+         * to ovs-vswitchd (needs_slow_path()). */
+        COUNT(n_dropped, 1);
+        return XDP_DROP;
+    }
     if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && cte
         && ct & XDP_DP_PKT_CT_F_NAT) {
         /* A sample() before the ct() sees the packet before its NAT; the
@@ -1125,11 +1158,12 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             error = -1;
             break;
         case XDP_DP_ACTION_DATA:
-            break;
         case XDP_DP_ACTION_SET_PRIORITY:
-            /* For the outputs after it: see outputs_priority(). */
-            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_PRIORITY))
-                     ? 0 : -1);
+        case XDP_DP_ACTION_CHECK_PKT_LEN:
+            /* Nothing to do here: data for the action before, the
+             * priority for the outputs after it (outputs_priority()), the
+             * length check done before the loop and in
+             * needs_slow_path(). */
             break;
         case XDP_DP_ACTION_METER:
             if (!HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_METER))) {
@@ -1168,19 +1202,30 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
     return XDP_DROP;
 }
 
-/* Whether the packet in 'ctx', with key 'key', must be handed to
- * ovs-vswitchd although it hit 'flow' in XDP: a slow-path flow, a flow
- * whose actions this compiled program has no code for, or an IPv6 rewrite
- * that touches the L4 checksum or header of a packet with extension
- * headers (done here only for packets without them). */
+/* Whether the packet in 'ctx', with metadata 'md' and key 'key', must be
+ * handed to ovs-vswitchd although it hit 'flow' in XDP: a slow-path flow,
+ * a flow whose actions this compiled program has no code for, a
+ * check_pkt_len() branch that XDP cannot run, or an IPv6 rewrite that
+ * touches the L4 checksum or header of a packet with extension headers
+ * (done here only for packets without them). */
 static __always_inline int
 needs_slow_path(struct xdp_md *ctx, const struct xdp_flow *flow,
-                const struct xdp_flow_key *key)
+                const struct pkt_md *md, const struct xdp_flow_key *key)
 {
     if (flow->flags & XDP_FLOW_F_SLOW_PATH
         || (xdp_dp_cfg.enabled
             && flow->action_bits & ~xdp_dp_cfg.action_bits)) {
         return 1;
+    }
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN))
+        && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN)) {
+        const struct xdp_dp_action *c = &flow->actions[0];
+
+        if (c->check_len.flags
+            & (xdp_dp_check_len__(ctx, c->check_len.len, md->skb_only)
+               ? XDP_DP_CPL_F_GT_SLOW : XDP_DP_CPL_F_LE_SLOW)) {
+            return 1;
+        }
     }
     return (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
                        | ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
@@ -1296,7 +1341,7 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
      * ovs-vswitchd executes is counted in the flow's slot by ovs-vswitchd
      * (see struct xdp_dp_stats). */
     __u32 slot = flow->slot;
-    int slow = needs_slow_path(ctx, flow, key);
+    int slow = needs_slow_path(ctx, flow, md, key);
 
     /* The ct() of the flow, if any, looks its connection up before any of
      * the flow's actions runs, so that a miss hands ovs-vswitchd the packet

@@ -167,6 +167,9 @@ enum xdp_dp_action_type {
     XDP_DP_ACTION_SET_PRIORITY,    /* The skb priority 'priority.value' for
                                  * the outputs that follow it, all of them
                                  * (see "Queues"). */
+    XDP_DP_ACTION_CHECK_PKT_LEN,   /* OVS's check_pkt_len(), as the first
+                                 * action, with its le() branch after it
+                                 * (see "Packet length checks"). */
 };
 
 /* Bits of 'struct xdp_flow''s 'action_bits': (1 << type) for each action
@@ -231,6 +234,11 @@ struct xdp_dp_action {
         struct {
             __u32 value;        /* skb->priority, as OVS's skb_priority. */
         } priority;
+        struct {
+            __u16 len;          /* OVS_CHECK_PKT_LEN_ATTR_PKT_LEN. */
+            __u8 flags;         /* XDP_DP_CPL_F_*. */
+            __u8 pad;           /* Must be zero. */
+        } check_len;
         struct {
             __u32 probability;  /* OVS_SAMPLE_ATTR_PROBABILITY. */
             __u32 index;        /* Which of the flow's sample()s, in the
@@ -745,6 +753,33 @@ struct xdp_dp_flow_meta {
     __u16 pad;                  /* Must be zero. */
     __u8 data[XDP_DP_FLOW_META_DATA];
 };
+
+/* Packet length checks
+ * ====================
+ *
+ * ofproto puts OVS's check_pkt_len(size=N,gt(...),le(...)) last in a
+ * flow's actions (OVN's gateway MTU check, check_pkt_larger), with the
+ * rest of the pipeline translated twice, once in each branch.  XDP runs
+ * the le() branch, for frames of at most 'check_len.len' bytes (Ethernet
+ * header included, as OVS counts): the compiler makes the flow's actions
+ * XDP_DP_ACTION_CHECK_PKT_LEN, then those before the check_pkt_len, then
+ * those of le().  A longer frame is dropped in XDP if gt() drops it
+ * (XDP_DP_CPL_F_GT_DROP) and otherwise goes to ovs-vswitchd
+ * (XDP_DP_CPL_F_GT_SLOW), before any action touches it, which is where
+ * OVN's gt() goes anyway: its userspace() asks ovn-controller for an ICMP
+ * "fragmentation needed".  (Running a second list of actions in XDP
+ * took the verifier past its limit of a million instructions: the action
+ * loop then starts anywhere.)  An le() that XDP cannot run sends the
+ * short frames up too (XDP_DP_CPL_F_LE_SLOW).
+ *
+ * A frame that arrived in generic mode may be a whole GSO segment, which
+ * the wire carries as frames no longer than the ingress device's MTU: as
+ * the kernel datapath checks each segment's length, such a frame counts
+ * as short when its device's MTU plus an Ethernet header fits in
+ * 'check_len.len', and as long otherwise. */
+#define XDP_DP_CPL_F_GT_SLOW 0x01
+#define XDP_DP_CPL_F_LE_SLOW 0x02
+#define XDP_DP_CPL_F_GT_DROP 0x04
 
 /* Queues
  * ======

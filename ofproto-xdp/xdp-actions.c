@@ -45,6 +45,10 @@
  * sample() by its number among the flow's sample()s, in the order met
  * here; xdp_actions_get_sample() finds it again by walking the same way.
  *
+ * A check_pkt_len(), last as ofproto puts it, becomes two lists of
+ * actions, each with the actions before it (see "Packet length checks" in
+ * datapath/xdp-dp.h and xdp_check_pkt_len_compile()).
+ *
  * A hash action must come right before a recirc: the program computes the
  * hash when it parses the frame for the next pass (see "Datapath hash" in
  * datapath/xdp-dp.bpf.c), which is the hash of the frame as the action
@@ -673,6 +677,9 @@ xdp_why_action(struct ds *why, const char *prefix, const struct nlattr *a,
 
 static void xdp_actions_compile__(const struct nlattr *, size_t,
                                   struct xdp_flow *, struct ds *);
+static bool xdp_check_pkt_len_compile(const struct nlattr *,
+                                      struct xdp_flow *, size_t n_prefix,
+                                      struct ds *why);
 
 /* If the last of the 'actions_len' bytes of actions at 'actions' is a
  * clone(), returns in '*buf' the actions with the clone's own in its
@@ -744,6 +751,86 @@ xdp_actions_get_sample(const struct nlattr *actions, size_t actions_len,
         }
     }
     return false;
+}
+
+/* Compiles check_pkt_len() 'a', the last of a flow's actions, into 'flow',
+ * which holds the 'n_prefix' XDP actions compiled from those before it:
+ * XDP_DP_ACTION_CHECK_PKT_LEN, then those, then the le() branch (see
+ * "Packet length checks" in datapath/xdp-dp.h).  A gt() without actions
+ * drops in XDP; any other, and an le() that XDP cannot run (or that nests
+ * a sample() or another check_pkt_len(), which ovs-vswitchd could not find
+ * again), sends the packets that take it to ovs-vswitchd.  Returns true if
+ * successful, otherwise false with the reason in 'why' (if nonnull). */
+static bool
+xdp_check_pkt_len_compile(const struct nlattr *a, struct xdp_flow *flow,
+                          size_t n_prefix, struct ds *why)
+{
+    static const struct nl_policy policy[] = {
+        [OVS_CHECK_PKT_LEN_ATTR_PKT_LEN] = { .type = NL_A_U16 },
+        [OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_GREATER] = { .type = NL_A_NESTED },
+        [OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_LESS_EQUAL]
+            = { .type = NL_A_NESTED },
+    };
+    struct nlattr *attrs[ARRAY_SIZE(policy)];
+    const struct nlattr *gt, *le;
+    struct xdp_dp_action marker;
+    struct xdp_flow branch;
+    uint8_t flags = 0;
+
+    if (!nl_parse_nested(a, policy, attrs, ARRAY_SIZE(attrs))) {
+        if (why) {
+            ds_put_cstr(why, "malformed check_pkt_len");
+        }
+        return false;
+    }
+    if (flow->action_bits & (1u << XDP_DP_ACTION_CT
+                             | 1u << XDP_DP_ACTION_TNL_PUSH)) {
+        /* The ct() and tnl_push code of the program expect their actions
+         * where the compiler put them, not one place later. */
+        if (why) {
+            ds_put_cstr(why, "check_pkt_len after ct() or tnl_push");
+        }
+        return false;
+    }
+
+    gt = attrs[OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_GREATER];
+    le = attrs[OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_LESS_EQUAL];
+    flags |= nl_attr_get_size(gt) ? XDP_DP_CPL_F_GT_SLOW : XDP_DP_CPL_F_GT_DROP;
+    xdp_actions_compile(nl_attr_get(le), nl_attr_get_size(le), &branch, NULL);
+    if (branch.flags & XDP_FLOW_F_SLOW_PATH
+        || branch.action_bits & (1u << XDP_DP_ACTION_CHECK_PKT_LEN
+                                 | 1u << XDP_DP_ACTION_SAMPLE)) {
+        flags |= XDP_DP_CPL_F_LE_SLOW;
+        branch.n_actions = 0;
+        branch.action_bits = 0;
+    }
+    if (flags == (XDP_DP_CPL_F_LE_SLOW | XDP_DP_CPL_F_GT_SLOW)) {
+        if (why) {
+            ds_put_cstr(why, "neither branch of check_pkt_len runs in XDP");
+        }
+        return false;
+    }
+    if (1 + n_prefix + branch.n_actions > XDP_FLOW_MAX_ACTIONS) {
+        if (why) {
+            ds_put_format(why, "check_pkt_len: more than %d actions",
+                          XDP_FLOW_MAX_ACTIONS);
+        }
+        return false;
+    }
+
+    memset(&marker, 0, sizeof marker);
+    marker.type = XDP_DP_ACTION_CHECK_PKT_LEN;
+    marker.check_len.len = nl_attr_get_u16(
+        attrs[OVS_CHECK_PKT_LEN_ATTR_PKT_LEN]);
+    marker.check_len.flags = flags;
+    memmove(&flow->actions[1], flow->actions, n_prefix * sizeof marker);
+    flow->actions[0] = marker;
+    memcpy(&flow->actions[1 + n_prefix], branch.actions,
+           branch.n_actions * sizeof marker);
+    flow->n_actions = 1 + n_prefix + branch.n_actions;
+    flow->action_bits |= (branch.action_bits
+                          | 1u << XDP_DP_ACTION_CHECK_PKT_LEN);
+    return true;
 }
 
 static void
@@ -833,6 +920,21 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
         }
         enum ovs_action_attr atype = nl_attr_type(a);
         struct xdp_set_attr set;
+        if (atype == OVS_ACTION_ATTR_CHECK_PKT_LEN) {
+            if (nl_attr_len_pad(a, left) != left) {
+                xdp_why_action(why_slow, "actions after check_pkt_len: ",
+                               a, left);
+                goto slow;
+            }
+            if (priority) {
+                xdp_why_action(why_slow, "skb_priority before ", a, left);
+                goto slow;
+            }
+            if (!xdp_check_pkt_len_compile(a, flow, n_actions, why_slow)) {
+                goto slow;
+            }
+            return;
+        }
         if ((atype == OVS_ACTION_ATTR_SET
              || atype == OVS_ACTION_ATTR_SET_MASKED)
             && xdp_set_attr_parse(a, atype == OVS_ACTION_ATTR_SET_MASKED,
@@ -1173,6 +1275,15 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
 
     case XDP_DP_ACTION_SET_PRIORITY:
         ds_put_format(s, "set_priority(%#"PRIx32")", xa->priority.value);
+        break;
+
+    case XDP_DP_ACTION_CHECK_PKT_LEN:
+        ds_put_format(s, "check_pkt_len(%"PRIu16",gt:%s%s)",
+                      xa->check_len.len,
+                      (xa->check_len.flags & XDP_DP_CPL_F_GT_DROP
+                       ? "drop" : "slow-path"),
+                      (xa->check_len.flags & XDP_DP_CPL_F_LE_SLOW
+                       ? ",le:slow-path" : ""));
         break;
 
     default:

@@ -36,6 +36,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-conntrack.at \
 	tests/system-ctcache.at \
 	tests/system-police.at \
+	tests/system-actions.at \
 	tests/system-meter.at \
 	tests/system-sample.at \
 	tests/system-tunnel.at \
