@@ -667,13 +667,15 @@ do_set_ipv6(struct xdp_md *ctx, const struct xdp_dp_action *a)
 }
 
 /* Leaves a 'struct xdp_dp_skb_meta' naming the 'n' devices in 'ifindex'
- * and carrying 'diff' and 'priority' (0 for none) in front of the frame
- * and passes it up, for xdp_dp_tc to fix the checksum, set the priority
- * and redirect the skb (cloning it to all but the last).  Returns the XDP
- * verdict. */
+ * and carrying 'diff' and what 'mark' asks (XDP_DP_ACTION_SET_PRIORITY
+ * or XDP_DP_ACTION_TRUNC for these outputs, or NULL) in front of the
+ * frame and passes it up, for xdp_dp_tc to fix the checksum, set the
+ * priority and redirect the skb (cloning it to all but the last, which it
+ * may cut).  Returns the XDP verdict. */
 static __always_inline int
 pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n,
-           const struct l4_csum_diff *diff, __u32 flags, __u32 priority)
+           const struct l4_csum_diff *diff, __u32 flags,
+           const struct xdp_dp_action *mark)
 {
     struct xdp_dp_skb_meta *meta = push_skb_meta(ctx);
 
@@ -690,11 +692,31 @@ pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n,
     for (int i = 0; i < XDP_DP_MAX_OUTPUTS; i++) {
         meta->ifindex[i] = i < n ? ifindex[i] : 0;
     }
-    if (priority && n < XDP_DP_MAX_OUTPUTS) {
-        meta->flags |= XDP_DP_SKB_META_F_PRIORITY;
-        meta->ifindex[XDP_DP_MAX_OUTPUTS - 1] = priority;
+    if (mark && n < XDP_DP_MAX_OUTPUTS) {
+        if (mark->type == XDP_DP_ACTION_TRUNC) {
+            meta->flags |= XDP_DP_SKB_META_F_TRUNC;
+            meta->ifindex[XDP_DP_MAX_OUTPUTS - 1] = mark->trunc.max_len;
+        } else {
+            meta->flags |= XDP_DP_SKB_META_F_PRIORITY;
+            meta->ifindex[XDP_DP_MAX_OUTPUTS - 1] = mark->priority.value;
+        }
     }
     return XDP_PASS;
+}
+
+/* Cuts the frame in 'ctx' to the 'mark''s length, if 'mark' is an
+ * XDP_DP_ACTION_TRUNC. */
+static __always_inline void
+xdp_trunc(struct xdp_md *ctx, const struct xdp_dp_action *mark)
+{
+    if (mark && mark->type == XDP_DP_ACTION_TRUNC) {
+        __u32 len = bpf_xdp_get_buff_len(ctx);
+        __u32 max_len = mark->trunc.max_len;
+
+        if (len > max_len) {
+            bpf_xdp_adjust_tail(ctx, (int) max_len - (int) len);
+        }
+    }
 }
 
 /* Sends the frame to the ports of outputs 'first' to 'n - 1' of 'flow',
@@ -704,7 +726,7 @@ pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n,
 static __always_inline int
 do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
            __u32 n, const struct l4_csum_diff *diff, struct pass_buf *buf,
-           __u32 priority)
+           const struct xdp_dp_action *mark)
 {
     __u32 *ifindex = buf->tmp.ifindex;
     __u32 k = 0;
@@ -723,7 +745,7 @@ do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
         COUNT(n_tx_error, 1);   /* No port to send to (any more). */
         return XDP_DROP;
     }
-    return pass_to_tc(ctx, ifindex, k, diff, 0, priority);
+    return pass_to_tc(ctx, ifindex, k, diff, 0, mark);
 }
 
 /* Sends the frame of the packet with metadata 'md' and key 'buf->key',
@@ -733,7 +755,7 @@ do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
 static __always_inline int
 do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
           const struct l4_csum_diff *diff, __u32 port_no, __u32 tc_flags,
-          __u32 priority)
+          const struct xdp_dp_action *mark)
 {
     const struct xdp_flow_key *key = &buf->key;
     struct xdp_dp_port *port = bpf_map_lookup_elem(&xdp_dp_ports, &port_no);
@@ -745,14 +767,14 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
     switch (port->tx_mode) {
     case XDP_DP_TX_REDIRECT:
         if (md->skb_only) {
-            return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags,
-                              priority);
+            return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags, mark);
         }
         apply_l4_csum_diff(ctx, key, diff);
+        xdp_trunc(ctx, mark);
         return bpf_redirect_map(&xdp_dp_tx_ports, port_no, XDP_DROP);
 
     case XDP_DP_TX_SKB:
-        return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags, priority);
+        return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags, mark);
 
     case XDP_DP_TX_SLOW:
         if (tc_flags) {
@@ -761,6 +783,7 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
             return XDP_DROP;
         }
         apply_l4_csum_diff(ctx, key, diff);
+        xdp_trunc(ctx, mark);
         COUNT(n_output_upcall, 1);
         return upcall(ctx, XDP_DP_UPCALL_OUTPUT, md, buf, port_no);
 
@@ -775,16 +798,26 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
 #define HAS_ACTION(BIT) (!xdp_dp_cfg.enabled || xdp_dp_cfg.action_bits & (BIT))
 #define ACTION_BIT(TYPE) (1u << (TYPE))
 
-/* The skb priority for the outputs from 'flow->actions[first]' on: that of
- * the XDP_DP_ACTION_SET_PRIORITY just before them, 0 if none (see "Queues"
- * in xdp-dp.h). */
-static __always_inline __u32
-outputs_priority(const struct xdp_flow *flow, __u32 first)
+/* What applies to the outputs from 'flow->actions[first]' on: the
+ * XDP_DP_ACTION_SET_PRIORITY or XDP_DP_ACTION_TRUNC just before them, or
+ * NULL (see "Queues and truncation" in xdp-dp.h). */
+static __always_inline const struct xdp_dp_action *
+outputs_mark(const struct xdp_flow *flow, __u32 first)
 {
     const struct xdp_dp_action *a = &flow->actions[(first - 1) & 7];
 
-    return (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_PRIORITY)) && first
-            && a->type == XDP_DP_ACTION_SET_PRIORITY ? a->priority.value : 0);
+    if (!first) {
+        return NULL;
+    }
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_PRIORITY))
+        && a->type == XDP_DP_ACTION_SET_PRIORITY) {
+        return a;
+    }
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TRUNC))
+        && a->type == XDP_DP_ACTION_TRUNC) {
+        return a;
+    }
+    return NULL;
 }
 
 /* Whether the packet in 'ctx' is longer than 'limit' bytes for OVS's
@@ -1030,13 +1063,13 @@ do_tnl_push(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 i,
             return -1;
         }
         return do_output(ctx, md, buf, diff, out->output.port,
-                         XDP_DP_SKB_META_F_TNL_PUSH, 0);
+                         XDP_DP_SKB_META_F_TNL_PUSH, NULL);
     }
     apply_l4_csum_diff(ctx, &buf->key, diff);
     if (xdp_dp_tnl_push__(ctx, flow, i, &buf->key, 0)) {
         return -1;
     }
-    return do_output(ctx, md, buf, &none, out->output.port, 0, 0);
+    return do_output(ctx, md, buf, &none, out->output.port, 0, NULL);
 }
 
 /* Runs 'flow''s actions on the packet in 'ctx', whose metadata is 'md' and
@@ -1100,10 +1133,10 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
         case XDP_DP_ACTION_OUTPUT:
             if (i + 1 == n) {
                 return do_output(ctx, md, buf, &diff, a->output.port, 0,
-                                 outputs_priority(flow, i));
+                                 outputs_mark(flow, i));
             } else if (HAS_ACTION(XDP_DP_ACTION_F_OUTPUTS)) {
                 return do_outputs(ctx, flow, i, n, &diff, buf,
-                                  outputs_priority(flow, i));
+                                  outputs_mark(flow, i));
             }
             error = -1;
             break;
@@ -1159,9 +1192,10 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             break;
         case XDP_DP_ACTION_DATA:
         case XDP_DP_ACTION_SET_PRIORITY:
+        case XDP_DP_ACTION_TRUNC:
         case XDP_DP_ACTION_CHECK_PKT_LEN:
-            /* Nothing to do here: data for the action before, the
-             * priority for the outputs after it (outputs_priority()), the
+            /* Nothing to do here: data for the action before, a priority
+             * or a length for the outputs after it (outputs_mark()), the
              * length check done before the loop and in
              * needs_slow_path(). */
             break;
@@ -1585,9 +1619,12 @@ xdp_dp_tc(struct __sk_buff *skb)
      * pointers, 'meta' too. */
     flags = meta->flags;
     if (flags & XDP_DP_SKB_META_F_PRIORITY) {
-        /* For the qdisc of the device it leaves by (see "Queues"). */
+        /* For the qdisc of the device it leaves by (see "Queues and
+         * truncation"). */
         skb->priority = meta->ifindex[XDP_DP_MAX_OUTPUTS - 1];
     }
+    __u32 trunc_len = (flags & XDP_DP_SKB_META_F_TRUNC
+                       ? meta->ifindex[XDP_DP_MAX_OUTPUTS - 1] : 0);
     pseudo = meta->csum_pseudo;
     other = meta->csum_other;
 #pragma unroll
@@ -1623,7 +1660,9 @@ xdp_dp_tc(struct __sk_buff *skb)
         }
     }
     __u32 last = n - 1;
-    if (last >= XDP_DP_MAX_OUTPUTS) {
+    if (last >= XDP_DP_MAX_OUTPUTS
+        || (trunc_len && skb->len > trunc_len
+            && bpf_skb_change_tail(skb, trunc_len, 0))) {
         COUNT(n_tc_error, 1);
         return TC_ACT_SHOT;
     }

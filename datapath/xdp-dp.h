@@ -166,10 +166,13 @@ enum xdp_dp_action_type {
                                  * "Sampling"); the packet goes on. */
     XDP_DP_ACTION_SET_PRIORITY,    /* The skb priority 'priority.value' for
                                  * the outputs that follow it, all of them
-                                 * (see "Queues"). */
+                                 * (see "Queues and truncation"). */
     XDP_DP_ACTION_CHECK_PKT_LEN,   /* OVS's check_pkt_len(), as the first
                                  * action, with its le() branch after it
                                  * (see "Packet length checks"). */
+    XDP_DP_ACTION_TRUNC,           /* Cut the last of the outputs that
+                                 * follow it to 'trunc.max_len' bytes (see
+                                 * "Queues and truncation"). */
 };
 
 /* Bits of 'struct xdp_flow''s 'action_bits': (1 << type) for each action
@@ -234,6 +237,9 @@ struct xdp_dp_action {
         struct {
             __u32 value;        /* skb->priority, as OVS's skb_priority. */
         } priority;
+        struct {
+            __u32 max_len;      /* OVS_ACTION_ATTR_TRUNC's. */
+        } trunc;
         struct {
             __u16 len;          /* OVS_CHECK_PKT_LEN_ATTR_PKT_LEN. */
             __u8 flags;         /* XDP_DP_CPL_F_*. */
@@ -781,8 +787,8 @@ struct xdp_dp_flow_meta {
 #define XDP_DP_CPL_F_LE_SLOW 0x02
 #define XDP_DP_CPL_F_GT_DROP 0x04
 
-/* Queues
- * ======
+/* Queues and truncation
+ * =====================
  *
  * OpenFlow's set_queue becomes set(skb_priority(0x1000N)) in front of the
  * outputs (dpif_xdp's queue_to_priority is the kernel datapath's), for
@@ -792,7 +798,16 @@ struct xdp_dp_flow_meta {
  * to its TC half, which sets skb->priority before the redirect.  The
  * compiler puts XDP_DP_ACTION_SET_PRIORITY just before the flow's outputs,
  * which it then applies to, with at most XDP_DP_MAX_OUTPUTS - 1 of them:
- * the priority travels in the last ifindex of 'struct xdp_dp_skb_meta'. */
+ * the priority travels in the last ifindex of 'struct xdp_dp_skb_meta'.
+ *
+ * OVS's trunc(N), which ofproto puts before a mirror's output when the
+ * mirror has a snaplen, cuts the packet for the next output only.  The
+ * compiler makes that output the last of the flow's outputs (their order
+ * matters nowhere else) and puts XDP_DP_ACTION_TRUNC before them, in the
+ * place of a priority, which a flow cannot have with it.  A single output
+ * is cut in XDP (bpf_xdp_adjust_tail()); with several, the TC half cuts
+ * the skb (bpf_skb_change_tail(), GSO too) after cloning it to the
+ * others, with N in the same last ifindex. */
 
 /* Metadata that XDP leaves in front of the packet for its TC half, which
  * redirects the skb to 'ifindex[n_outputs - 1]' after cloning it to each
@@ -817,7 +832,7 @@ struct xdp_dp_skb_meta {
                                              * the last one is the
                                              * priority with
                                              * XDP_DP_SKB_META_F_PRIORITY
-                                             * (see "Queues"). */
+                                             * (see "Queues and truncation"). */
         struct {                /* XDP_DP_SKB_META_F_UPCALL: */
             __u32 type;         /* struct xdp_dp_upcall's members. */
             __u32 in_port;
@@ -842,7 +857,10 @@ struct xdp_dp_skb_meta {
  * xdp_dp_tnl_hdrs before sending (see "Tunnels"). */
 #define XDP_DP_SKB_META_F_TNL_PUSH 0x04
 /* XDP_DP_SKB_META_F_PRIORITY: set skb->priority to
- * 'ifindex[XDP_DP_MAX_OUTPUTS - 1]' (see "Queues"). */
+ * 'ifindex[XDP_DP_MAX_OUTPUTS - 1]' (see "Queues and truncation"). */
 #define XDP_DP_SKB_META_F_PRIORITY 0x08
+/* XDP_DP_SKB_META_F_TRUNC: cut the skb for the last output to
+ * 'ifindex[XDP_DP_MAX_OUTPUTS - 1]' bytes (see "Queues and truncation"). */
+#define XDP_DP_SKB_META_F_TRUNC 0x10
 
 #endif /* xdp-dp.h */

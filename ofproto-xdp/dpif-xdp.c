@@ -765,7 +765,7 @@ dpif_xdp_get_stats(const struct dpif *dpif, struct dpif_dp_stats *stats)
 /* OpenFlow's set_queue: the skb priority that the device's qdisc
  * classifies into queue 'queue_id', as the kernel datapath maps it (for
  * linux-htb and linux-hfsc, whose classes OVS numbers 1:1 up); XDP hands
- * it to the skb path (see "Queues" in datapath/xdp-dp.h). */
+ * it to the skb path (see "Queues and truncation" in datapath/xdp-dp.h). */
 static int
 dpif_xdp_queue_to_priority(const struct dpif *dpif OVS_UNUSED,
                            uint32_t queue_id, uint32_t *priority)

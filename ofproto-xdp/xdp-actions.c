@@ -844,6 +844,9 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
     size_t first_output = 0;
     bool pushed = false;
     uint32_t priority = 0;      /* The last set(skb_priority(...)). */
+    uint32_t trunc = 0;         /* A trunc()'s length, if nonzero... */
+    bool trunc_next = false;    /* ...that the next output takes... */
+    struct xdp_dp_action trunc_output;  /* ...which is this, last. */
     size_t left;
 
     memset(flow->actions, 0, sizeof flow->actions);
@@ -891,8 +894,14 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
                            left);
             goto slow;
         }
+        if (trunc_next && nl_attr_type(a) != OVS_ACTION_ATTR_OUTPUT) {
+            xdp_why_action(why_slow, "trunc not followed by an output: ", a,
+                           left);
+            goto slow;
+        }
         if (n_outputs && nl_attr_type(a) != OVS_ACTION_ATTR_OUTPUT
-            && nl_attr_type(a) != OVS_ACTION_ATTR_SAMPLE) {
+            && nl_attr_type(a) != OVS_ACTION_ATTR_SAMPLE
+            && nl_attr_type(a) != OVS_ACTION_ATTR_TRUNC) {
             xdp_why_action(why_slow, "action after output: ", a, left);
             goto slow;
         }
@@ -940,7 +949,7 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
             && xdp_set_attr_parse(a, atype == OVS_ACTION_ATTR_SET_MASKED,
                                   &set)
             && set.type == OVS_KEY_ATTR_PRIORITY) {
-            /* set_queue: for the outputs' qdiscs (see "Queues" in
+            /* set_queue: for the outputs' qdiscs (see "Queues and truncation" in
              * datapath/xdp-dp.h).  It changes nothing in the frame, so
              * it waits for the first output. */
             if (set.size != sizeof priority
@@ -948,7 +957,42 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
                 xdp_why_action(why_slow, "partial skb_priority: ", a, left);
                 goto slow;
             }
+            if (trunc) {
+                /* Both would take the same place (see "Queues and
+                 * truncation" in datapath/xdp-dp.h). */
+                xdp_why_action(why_slow, "skb_priority with a trunc: ", a,
+                               left);
+                goto slow;
+            }
             priority = get_unaligned_u32(set.key);
+            continue;
+        }
+        if (atype == OVS_ACTION_ATTR_TRUNC) {
+            /* For the next output only, which goes last (see "Queues and
+             * truncation" in datapath/xdp-dp.h). */
+            const struct ovs_action_trunc *t = nl_attr_get(a);
+
+            if (nl_attr_get_size(a) != sizeof *t || trunc || priority) {
+                xdp_why_action(why_slow, (trunc || priority
+                                          ? "trunc with another trunc or an "
+                                            "skb_priority: "
+                                          : "malformed "), a, left);
+                goto slow;
+            }
+            trunc = MAX(t->max_len, 1);
+            trunc_next = true;
+            continue;
+        }
+        if (trunc_next) {
+            /* The output that trunc() applies to: at the end. */
+            memset(&trunc_output, 0, sizeof trunc_output);
+            if (!xdp_action_compile__(a, &trunc_output, why_slow)) {
+                goto slow;
+            }
+            if (!n_outputs++) {
+                first_output = n_actions;
+            }
+            trunc_next = false;
             continue;
         }
         if (priority
@@ -1065,6 +1109,34 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
                           left);
         }
         goto slow;
+    }
+    if (trunc_next) {
+        if (why_slow) {
+            ds_put_cstr(why_slow, "trunc not followed by an output");
+        }
+        goto slow;
+    }
+    if (trunc) {
+        /* The marker before the outputs, the cut output after them. */
+        if (n_actions + 2 > XDP_FLOW_MAX_ACTIONS
+            || n_outputs >= XDP_DP_MAX_OUTPUTS) {
+            if (why_slow) {
+                ds_put_format(why_slow, "trunc with more than %d actions or "
+                              "%d outputs", XDP_FLOW_MAX_ACTIONS - 2,
+                              XDP_DP_MAX_OUTPUTS - 1);
+            }
+            goto slow;
+        }
+        struct xdp_dp_action *xa = &flow->actions[first_output];
+
+        memmove(xa + 1, xa, (n_actions - first_output) * sizeof *xa);
+        memset(xa, 0, sizeof *xa);
+        xa->type = XDP_DP_ACTION_TRUNC;
+        xa->trunc.max_len = trunc;
+        flow->actions[n_actions + 1] = trunc_output;
+        n_actions += 2;
+        flow->action_bits |= (1u << XDP_DP_ACTION_TRUNC
+                              | 1u << XDP_DP_ACTION_OUTPUT);
     }
     if (flow->action_bits & (1u << XDP_DP_ACTION_SET_PRIORITY)
         && n_outputs >= XDP_DP_MAX_OUTPUTS) {
@@ -1275,6 +1347,10 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
 
     case XDP_DP_ACTION_SET_PRIORITY:
         ds_put_format(s, "set_priority(%#"PRIx32")", xa->priority.value);
+        break;
+
+    case XDP_DP_ACTION_TRUNC:
+        ds_put_format(s, "trunc(%"PRIu32")", xa->trunc.max_len);
         break;
 
     case XDP_DP_ACTION_CHECK_PKT_LEN:
