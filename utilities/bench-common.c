@@ -807,6 +807,7 @@ bench_ovs_start(struct bench_ovs *ovs, struct ds *why)
         return 0;
     }
     ovs->tried = true;
+    ovs->libxdp_dir = !access(BENCH_LIBXDP_DIR, F_OK);
 
     if (!ovs->vswitchd) {
         ds_put_format(&error, "no %s binary was found", ovs->label);
@@ -918,6 +919,9 @@ bench_ovs_stop(struct bench_ovs *ovs)
         free(pidfile);
     }
     bench_run(NULL, "rm -rf %s %s", ovs->dir, ovs->pin_root);
+    if (!ovs->libxdp_dir) {
+        rmdir(BENCH_LIBXDP_DIR);    /* Only if empty. */
+    }
     free(ovs->dir);
     free(ovs->pin_root);
     ovs->dir = ovs->pin_root = NULL;

@@ -138,7 +138,12 @@ struct bench_ovs {
                                  * system's. */
     char *error;                /* Why starting failed, once it has. */
     bool tried;                 /* Starting was attempted. */
+    bool libxdp_dir;            /* BENCH_LIBXDP_DIR was there before. */
 };
+
+/* Where libxdp, which Debian's ovs-vswitchd uses for afxdp ports, makes a
+ * directory for its pins: removed when the benchmark made it. */
+#define BENCH_LIBXDP_DIR "/sys/fs/bpf/xdp"
 
 void bench_ovs_init(struct bench_ovs *, const char *label,
                     const char *vswitchd, const char *other_config);
