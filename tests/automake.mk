@@ -37,7 +37,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-ctcache.at \
 	tests/system-police.at \
 	tests/system-actions.at \
-	tests/system-restart.at \
+	tests/system-faults.at \
 	tests/system-meter.at \
 	tests/system-sample.at \
 	tests/system-tunnel.at \
