@@ -161,6 +161,16 @@ struct {
     __uint(value_size, sizeof(__u32));
 } xdp_dp_upcalls SEC(".maps");
 
+/* Sampled copies (see "Sampling" in xdp-dp.h): per-CPU perf rings of their
+ * own, which ovs-vswitchd opens to wake it every
+ * XDP_DP_SAMPLE_WAKEUP records rather than at each, as the upcall rings
+ * must for misses. */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+    __uint(key_size, sizeof(__u32));
+    __uint(value_size, sizeof(__u32));
+} xdp_dp_samples SEC(".maps");
+
 /* The layout of the pinned maps (see xdp-dp.h).  Userspace only. */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);

@@ -1026,7 +1026,7 @@ xdp_dp_sample__(struct xdp_md *ctx, const struct pkt_md *md,
     up->pkt_len = copy;
     up->sample = a->sample.index;
     up->orig_len = bpf_xdp_get_buff_len(ctx);   /* Fragments too. */
-    if (bpf_perf_event_output(ctx, &xdp_dp_upcalls,
+    if (bpf_perf_event_output(ctx, &xdp_dp_samples,
                               BPF_F_CURRENT_CPU | (copy << 32),
                               up, sizeof *up)) {
         COUNT(n_sample_limited, 1);

@@ -72,7 +72,7 @@ VLOG_DEFINE_THIS_MODULE(xdp_pin);
  * its devmap entry again when it is added back, before its link takes the
  * new program. */
 static const char *const unpinned_maps[] = {
-    "xdp_dp_upcalls", "xdp_dp_scratch", "xdp_dp_tx_ports",
+    "xdp_dp_upcalls", "xdp_dp_samples", "xdp_dp_scratch", "xdp_dp_tx_ports",
     /* Compact-key subtables belong to the compiled program of one run;
      * a restarted ovs-vswitchd compiles its own. */
     "xdp_dp_ckeys_2", "xdp_dp_ckeys_4", "xdp_dp_ckeys_6", "xdp_dp_ckeys_8",

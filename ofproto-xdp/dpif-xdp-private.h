@@ -244,6 +244,9 @@ struct dp_xdp {
     struct fat_rwlock upcall_lock;
     struct perf_buffer *pb;     /* The per-CPU upcall rings. */
     int upcall_map_fd;          /* The rings' own fd for xdp_dp_upcalls. */
+    struct perf_buffer *sample_pb;  /* The per-CPU sample rings. */
+    int sample_map_fd;          /* Their own fd for xdp_dp_samples. */
+    int n_sample_buffers;       /* Rings in 'sample_pb'. */
     int n_buffers;              /* Rings in 'pb'. */
     uint32_t n_handlers;        /* Handler threads; protected by
                                  * 'upcall_lock' (held for writing). */

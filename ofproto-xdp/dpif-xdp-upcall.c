@@ -57,6 +57,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -104,6 +105,10 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 
 /* Pages per CPU ring (a power of 2): 1 MB with 4 kB pages. */
 #define DP_XDP_RING_PAGES 256
+
+/* How often a handler reads its sample rings, which wake it only every
+ * XDP_DP_SAMPLE_WAKEUP records (see "Sampling" in datapath/xdp-dp.h). */
+#define DP_XDP_SAMPLE_POLL_MS 50
 
 /* Most upcalls queued for one handler. */
 #define DP_XDP_HANDLER_QUEUE 1024
@@ -217,6 +222,55 @@ ring_lost(void *dp_, int cpu OVS_UNUSED, __u64 cnt)
     atomic_add_relaxed(&dp->n_ring_lost, cnt, &(uint64_t) { 0 });
 }
 
+/* A record of the sample rings, which libbpf's raw interface hands over
+ * as the kernel wrote it: the same samples as the upcall rings'. */
+static enum bpf_perf_event_ret
+sample_ring_event(void *dp_, int cpu, struct perf_event_header *event)
+{
+    if (event->type == PERF_RECORD_SAMPLE) {
+        struct {
+            struct perf_event_header header;
+            uint32_t size;
+            uint8_t data[];
+        } *s = (void *) event;
+
+        ring_sample(dp_, cpu, s->data, s->size);
+    } else if (event->type == PERF_RECORD_LOST) {
+        struct {
+            struct perf_event_header header;
+            uint64_t id;
+            uint64_t lost;
+        } *l = (void *) event;
+
+        ring_lost(dp_, cpu, l->lost);
+    }
+    return LIBBPF_PERF_EVENT_CONT;
+}
+
+/* Opens the sample rings (see "Sampling" in datapath/xdp-dp.h): libbpf's
+ * perf_buffer__new() asks the kernel to wake the reader at every record,
+ * so they are opened raw, with a wakeup every XDP_DP_SAMPLE_WAKEUP. */
+static int
+sample_rings_open(struct dp_xdp *dp)
+{
+    struct perf_event_attr attr = {
+        .type = PERF_TYPE_SOFTWARE,
+        .config = PERF_COUNT_SW_BPF_OUTPUT,
+        .sample_type = PERF_SAMPLE_RAW,
+        .sample_period = 1,
+        .wakeup_events = XDP_DP_SAMPLE_WAKEUP,
+    };
+
+    dp->sample_map_fd = dup(bpf_map__fd(dp->skel->maps.xdp_dp_samples));
+    if (dp->sample_map_fd < 0) {
+        return errno;
+    }
+    dp->sample_pb = perf_buffer__new_raw(dp->sample_map_fd,
+                                         DP_XDP_RING_PAGES, &attr,
+                                         sample_ring_event, dp, NULL);
+    return dp->sample_pb ? 0 : errno;
+}
+
 int
 dp_xdp_upcall_init(struct dp_xdp *dp)
 {
@@ -244,6 +298,14 @@ dp_xdp_upcall_init(struct dp_xdp *dp)
         return error;
     }
     dp->n_buffers = perf_buffer__buffer_cnt(dp->pb);
+
+    error = sample_rings_open(dp);
+    if (error) {
+        VLOG_ERR("%s: cannot create sample rings (%s)",
+                 dp->name, ovs_strerror(error));
+        return error;
+    }
+    dp->n_sample_buffers = perf_buffer__buffer_cnt(dp->sample_pb);
     return 0;
 }
 
@@ -319,6 +381,12 @@ dp_xdp_upcall_destroy(struct dp_xdp *dp)
     if (dp->upcall_map_fd >= 0) {
         close(dp->upcall_map_fd);
         dp->upcall_map_fd = -1;
+    }
+    perf_buffer__free(dp->sample_pb);
+    dp->sample_pb = NULL;
+    if (dp->sample_map_fd >= 0) {
+        close(dp->sample_map_fd);
+        dp->sample_map_fd = -1;
     }
     fat_rwlock_unlock(&dp->upcall_lock);
     fat_rwlock_destroy(&dp->upcall_lock);
@@ -1108,6 +1176,10 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
             for (int b = handler_id; b < dp->n_buffers; b += dp->n_handlers) {
                 perf_buffer__consume_buffer(dp->pb, b);
             }
+            for (int b = handler_id; b < dp->n_sample_buffers;
+                 b += dp->n_handlers) {
+                perf_buffer__consume_buffer(dp->sample_pb, b);
+            }
             *cur_handler_get() = NULL;
             if (ovs_list_is_empty(&h->queue)) {
                 break;
@@ -1178,6 +1250,16 @@ dp_xdp_recv_wait(struct dpif *dpif, uint32_t handler_id)
             for (int b = handler_id; b < dp->n_buffers;
                  b += dp->n_handlers) {
                 poll_fd_wait(perf_buffer__buffer_fd(dp->pb, b), POLLIN);
+            }
+            /* The sample rings wake us every XDP_DP_SAMPLE_WAKEUP records:
+             * the last few wait for the timer. */
+            for (int b = handler_id; b < dp->n_sample_buffers;
+                 b += dp->n_handlers) {
+                poll_fd_wait(perf_buffer__buffer_fd(dp->sample_pb, b),
+                             POLLIN);
+            }
+            if (handler_id < dp->n_sample_buffers) {
+                poll_timer_wait(DP_XDP_SAMPLE_POLL_MS);
             }
         }
     }

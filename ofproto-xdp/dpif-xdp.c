@@ -283,6 +283,9 @@ dpif_xdp_unixctl_maps_show(struct unixctl_conn *conn, int argc,
         xdp_map_format(&s, "xdp_dp_upcalls",
                    bpf_map__fd(skel->maps.xdp_dp_upcalls), -1,
                        "upcall rings, read through mmap");
+        xdp_map_format(&s, "xdp_dp_samples",
+                   bpf_map__fd(skel->maps.xdp_dp_samples), -1,
+                       "sample rings, read through mmap in batches");
         xdp_map_format(&s, "xdp_dp_scratch",
                    bpf_map__fd(skel->maps.xdp_dp_scratch), -1,
                        "the program's scratch space");
@@ -576,6 +579,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     dp = xzalloc(sizeof *dp);
     dp->name = xstrdup(name);
     dp->upcall_map_fd = -1;
+    dp->sample_map_fd = -1;
     ovs_mutex_init(&dp->port_mutex);
     hmap_init(&dp->ports);
     dp->port_seq = seq_create();
