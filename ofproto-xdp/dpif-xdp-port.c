@@ -796,20 +796,20 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
     ovs_mutex_lock(&dp->port_mutex);
     port = dp_xdp_lookup_port(dp, port_no);
     if (!port) {
-        free(cfg_error);
         error = cfg_error ? EINVAL : 0;
+        free(cfg_error);
         goto out;
     }
     if (cfg_error) {
+        /* The port keeps what it had, but follows its QoS (below). */
         VLOG_WARN("%s: port %s: %s", dp->name, netdev_get_name(port->netdev),
                   cfg_error);
         free(port->cfg_error);
         port->cfg_error = cfg_error;
         dp_xdp_port_error_changed();
-        error = EINVAL;
-        goto out;
-    }
-    if (port->cfg_error) {
+        tx_request = port->tx_request;
+        mode = port->mode;
+    } else if (port->cfg_error) {
         free(port->cfg_error);
         port->cfg_error = NULL;
         dp_xdp_port_error_changed();
@@ -837,7 +837,10 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
          * have it ask again. */
         dp_xdp_port_error_changed();
     }
-    if (mode == port->mode && mode != XDP_ATTACH_AUTO) {
+    if (port->cfg_error) {
+        error = EINVAL;
+    }
+    if (port->cfg_error || (mode == port->mode && mode != XDP_ATTACH_AUTO)) {
         goto out;
     }
     port->mode = mode;

@@ -45,9 +45,13 @@
  * sample() by its number among the flow's sample()s, in the order met
  * here; xdp_actions_get_sample() finds it again by walking the same way.
  *
- * A check_pkt_len(), last as ofproto puts it, becomes two lists of
- * actions, each with the actions before it (see "Packet length checks" in
- * datapath/xdp-dp.h and xdp_check_pkt_len_compile()).
+ * A check_pkt_len(), last as ofproto puts it, runs its le() branch in XDP
+ * after the actions before it; a longer frame is dropped in XDP if gt()
+ * drops it and otherwise goes to ovs-vswitchd (see "Packet length checks"
+ * in datapath/xdp-dp.h and xdp_check_pkt_len_compile()).  A trunc() cuts
+ * the output after it, which the compiler moves to the end of the
+ * outputs, and a set(skb_priority) goes right before the outputs (see
+ * "Queues and truncation").
  *
  * A hash action must come right before a recirc: the program computes the
  * hash when it parses the frame for the next pass (see "Datapath hash" in
