@@ -82,6 +82,7 @@ COVERAGE_DEFINE(xdp_flow_batch_update);
 COVERAGE_DEFINE(xdp_flow_batch_delete);
 COVERAGE_DEFINE(xdp_flow_elem_update);
 COVERAGE_DEFINE(xdp_flow_elem_delete);
+COVERAGE_DEFINE(xdp_flow_subtables_full);
 
 #define DP_XDP_SLOT_QUARANTINE_MS 100
 
@@ -785,8 +786,30 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
             dp_xdp_flow_free(flow);
             return EFBIG;
         }
-        if (dp_xdp_uflow_wanted(flow, &match)) {
+        bool in_uflows = dp_xdp_uflow_wanted(flow, &match);
+        if (in_uflows) {
             dp_xdp_uflow_insert(dp, flow, &match);
+        }
+        mask_slot = uspace_only ? -1 : mask_ref(dp, &xmask);
+        if (mask_slot == -EFBIG) {
+            /* Every subtable of XDP is in use (or freed too recently to
+             * take another mask): rather than refuse the flow, and send
+             * every packet of it up as a miss that ofproto cannot
+             * install, ovs-vswitchd classifies its packets itself
+             * (dpif-xdp-uflow.c).  New flows of a mask go to XDP again
+             * once a subtable is free. */
+            static struct vlog_rate_limit full_rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+            COVERAGE_INC(xdp_flow_subtables_full);
+            VLOG_WARN_RL(&full_rl, "%s: all %d XDP subtables are in use: "
+                         "flows of other masks run in ovs-vswitchd",
+                         dp->name, XDP_DP_MAX_MASKS);
+            uspace_only = flow->uspace_only = true;
+            flow->why_uspace = xasprintf("all %d XDP subtables in use",
+                                         XDP_DP_MAX_MASKS);
+            if (!in_uflows) {
+                dp_xdp_uflow_insert(dp, flow, &match);
+            }
         }
         if (uspace_only) {
             /* Nothing to add to BPF maps: settled here. */
@@ -796,7 +819,6 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
             dp->n_flows++;
             return 0;
         }
-        mask_slot = mask_ref(dp, &xmask);
         if (mask_slot < 0) {
             dp_xdp_uflow_remove(dp, flow);
             slot_free(dp, slot);
