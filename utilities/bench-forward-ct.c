@@ -629,29 +629,50 @@ fwd_establish(struct fwd *fwd, enum fwd_pipeline p, struct ds *note)
 
 /* What the switches tell about the connections. */
 
+/* Reads the 'n' counters 'names' of ovs-vswitchd-xdp's
+ * dpif-xdp/stats-show into '*values[i]', each summed over the datapaths
+ * that show it, or -1 if none does. */
+void
+fwd_ovs_xdp_counters(struct fwd *fwd, const char *const names[],
+                     long long *const values[], size_t n)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    char *line, *save_ptr = NULL;
+
+    for (size_t i = 0; i < n; i++) {
+        *values[i] = -1;
+    }
+    if (bench_ovs_run(&fwd->ovs_xdp, &output,
+                      "ovs-appctl dpif-xdp/stats-show")) {
+        ds_destroy(&output);
+        return;
+    }
+    for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
+         line = strtok_r(NULL, "\n", &save_ptr)) {
+        const char *s = line + strspn(line, " ");
+
+        for (size_t i = 0; i < n; i++) {
+            size_t len = strlen(names[i]);
+            long long value;
+
+            if (!strncmp(s, names[i], len) && s[len] == ':'
+                && sscanf(s + len + 1, "%lld", &value) == 1) {
+                *values[i] = MAX(*values[i], 0) + value;
+            }
+        }
+    }
+    ds_destroy(&output);
+}
+
 /* Stores ovs-vswitchd-xdp's counters of ct() in '*c' (see struct
  * fwd_ct_counts). */
 void
 fwd_ovs_xdp_ct_counts(struct fwd *fwd, struct fwd_ct_counts *c)
 {
-    struct ds output = DS_EMPTY_INITIALIZER;
-    char *line, *save_ptr = NULL;
+    static const char *const names[] = { "xdp-ct-hit", "xdp-ct-miss" };
+    long long *const values[] = { &c->hit, &c->miss };
 
-    c->hit = c->miss = -1;
-    if (!bench_ovs_run(&fwd->ovs_xdp, &output,
-                       "ovs-appctl dpif-xdp/stats-show")) {
-        for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
-             line = strtok_r(NULL, "\n", &save_ptr)) {
-            long long value;
-
-            if (sscanf(line, " xdp-ct-hit: %lld", &value) == 1) {
-                c->hit = MAX(c->hit, 0) + value;
-            } else if (sscanf(line, " xdp-ct-miss: %lld", &value) == 1) {
-                c->miss = MAX(c->miss, 0) + value;
-            }
-        }
-    }
-    ds_destroy(&output);
+    fwd_ovs_xdp_counters(fwd, names, values, ARRAY_SIZE(names));
 }
 
 /* Returns the number of connections of zone FWD_CT_ZONE that

@@ -39,9 +39,6 @@
 #include "utilities/bench-forward.h"
 
 #include <errno.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "openvswitch/dynamic-string.h"
 #include "util.h"
@@ -103,41 +100,14 @@ fwd_monitor_setup(struct fwd *fwd, const struct fwd_switch *sw,
 void
 fwd_monitor_counts(struct fwd *fwd, struct fwd_monitor_counts *c)
 {
-    static const struct {
-        const char *name;
-        size_t offset;
-    } counters[] = {
-        { "xdp-sampled", offsetof(struct fwd_monitor_counts, sampled) },
-        { "xdp-sample-limited",
-          offsetof(struct fwd_monitor_counts, sample_limited) },
-        { "xdp-metered", offsetof(struct fwd_monitor_counts, metered) },
-        { "xdp-slow-path", offsetof(struct fwd_monitor_counts, slow_path) },
+    static const char *const names[] = {
+        "xdp-sampled", "xdp-sample-limited", "xdp-metered", "xdp-slow-path",
     };
-    struct ds output = DS_EMPTY_INITIALIZER;
-    char *line, *save_ptr = NULL;
+    long long *const values[] = {
+        &c->sampled, &c->sample_limited, &c->metered, &c->slow_path,
+    };
 
-    c->sampled = c->sample_limited = c->metered = c->slow_path = -1;
-    if (bench_ovs_run(&fwd->ovs_xdp, &output,
-                      "ovs-appctl dpif-xdp/stats-show")) {
-        ds_destroy(&output);
-        return;
-    }
-    for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
-         line = strtok_r(NULL, "\n", &save_ptr)) {
-        for (size_t i = 0; i < ARRAY_SIZE(counters); i++) {
-            size_t n = strlen(counters[i].name);
-            const char *s = line + strspn(line, " ");
-            long long value;
-
-            if (!strncmp(s, counters[i].name, n) && s[n] == ':'
-                && sscanf(s + n + 1, "%lld", &value) == 1) {
-                long long *dst = (long long *) ((char *) c
-                                                + counters[i].offset);
-                *dst = MAX(*dst, 0) + value;
-            }
-        }
-    }
-    ds_destroy(&output);
+    fwd_ovs_xdp_counters(fwd, names, values, ARRAY_SIZE(names));
 }
 
 /* Appends to 'note' what ovs-xdp's program counted in pipeline 'p'
