@@ -28,6 +28,10 @@
  *                         state: ports, masks, subtables (through the
  *                         array of maps), statistics, flow metadata
  *     links/<ifindex>     the BPF link that attaches the program to a port
+ *     subtables/<slot>    the hash map of each subtable, which the array
+ *                         of maps also holds: reopening it from there
+ *                         would take its id, and BPF_MAP_GET_FD_BY_ID
+ *                         needs CAP_SYS_ADMIN
  *
  * The per-CPU upcall rings and the scratch map are not pinned: they belong
  * to one process; nor is the devmap (see 'unpinned_maps').
@@ -42,7 +46,19 @@
  *
  * 'exit --cleanup' (dpif_delete()) removes the directory; a plain exit
  * leaves it, and the program keeps forwarding through the pinned links
- * until the next ovs-vswitchd takes them over. */
+ * until the next ovs-vswitchd takes them over.
+ *
+ * Another user
+ * ============
+ *
+ * An ovs-vswitchd started with --user USER:GROUP drops root before it
+ * opens any datapath (daemonize_start()).  Just before, still root, it
+ * calls xdp_pin_hand_over(): the root and everything in it become USER's
+ * (pins of an earlier run as root included), and the root is opened and
+ * held open.  From then on every pin path goes through /proc/self/fd/N,
+ * the held directory, because the directories above the root need not be
+ * searchable by USER: systemd mounts /sys/fs/bpf with mode 0700, and a
+ * process may always follow its own file descriptors. */
 
 #include <config.h>
 
@@ -50,6 +66,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <linux/magic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,12 +108,107 @@ static const struct xdp_dp_layout expected_layout = {
     .max_ports = XDP_DP_MAX_PORTS,
 };
 
-const char *
-xdp_pin_root(void)
+/* The pin root as the user configured it (see xdp_pin_root()). */
+static const char *
+configured_root(void)
 {
     const char *root = getenv("OVS_XDP_PIN_ROOT");
 
     return root && root[0] ? root : XDP_DP_PIN_ROOT;
+}
+
+/* After xdp_pin_hand_over(): "/proc/self/fd/N", N the held root. */
+static char *held_root;
+
+const char *
+xdp_pin_root(void)
+{
+    return held_root ? held_root : configured_root();
+}
+
+/* Gives 'path' (relative to directory fd 'at') and, if it is a directory,
+ * everything below it (at most 'depth' levels) to 'uid':'gid'.  Returns 0
+ * or the first positive errno. */
+static int
+chown_tree(int at, const char *path, int depth, uid_t uid, gid_t gid)
+{
+    struct stat st;
+    int error = 0;
+
+    if (fstatat(at, path, &st, AT_SYMLINK_NOFOLLOW)
+        || fchownat(at, path, uid, gid, AT_SYMLINK_NOFOLLOW)) {
+        return errno;
+    }
+    if (S_ISDIR(st.st_mode) && depth > 0) {
+        int fd = openat(at, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+        struct dirent *de;
+
+        if (!dir) {
+            if (fd >= 0) {
+                close(fd);
+            }
+            return errno;
+        }
+        while ((de = readdir(dir))) {
+            if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+                int e = chown_tree(dirfd(dir), de->d_name, depth - 1, uid,
+                                   gid);
+                error = error ? error : e;
+            }
+        }
+        closedir(dir);
+    }
+    return error;
+}
+
+/* Prepares the pin root for an ovs-vswitchd that is about to become
+ * 'uid':'gid' (see "Another user" above).  Call it as root, before any
+ * datapath is opened.  Returns 0 or a positive errno, with the reason
+ * logged; on failure the datapath will run without pins, as it does
+ * without bpffs. */
+int
+xdp_pin_hand_over(uid_t uid, gid_t gid)
+{
+    const char *root = configured_root();
+    struct stat st, parent;
+    char *up = xasprintf("%s/..", root);
+    int error = 0;
+    int fd;
+
+    if (mkdir(root, 0700) && errno != EEXIST) {
+        error = errno;
+    } else if (stat(root, &st) || stat(up, &parent)) {
+        error = errno;
+    } else if (st.st_dev != parent.st_dev) {
+        /* The root is a file system's top, /sys/fs/bpf itself say: never
+         * give a whole bpffs, other programs' pins included, away. */
+        error = EINVAL;
+    } else {
+        /* <root>/<datapath>/links/<ifindex> is the deepest pin. */
+        error = chown_tree(AT_FDCWD, root, 3, uid, gid);
+    }
+    free(up);
+    if (error) {
+        VLOG_WARN("%s: cannot give the BPF pin root to user %d (%s)", root,
+                  (int) uid, error == EINVAL ? "it is the top of a file "
+                  "system; set OVS_XDP_PIN_ROOT to a directory below it"
+                  : ovs_strerror(error));
+        return error;
+    }
+
+    fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        error = errno;
+        VLOG_WARN("%s: cannot open the BPF pin root (%s)", root,
+                  ovs_strerror(error));
+        return error;
+    }
+    free(held_root);
+    held_root = xasprintf("/proc/self/fd/%d", fd);
+    VLOG_INFO("%s: BPF pin root given to user %d, reached as %s", root,
+              (int) uid, held_root);
+    return 0;
 }
 
 char *
@@ -108,6 +221,13 @@ char *
 xdp_pin_link_path(const char *dp_name, int ifindex)
 {
     return xasprintf("%s/%s/links/%d", xdp_pin_root(), dp_name, ifindex);
+}
+
+char *
+xdp_pin_subtable_path(const char *dp_name, uint32_t slot)
+{
+    return xasprintf("%s/%s/subtables/%"PRIu32, xdp_pin_root(), dp_name,
+                     slot);
 }
 
 /* Removes directory 'path' and the pins in it, one level of
@@ -185,6 +305,7 @@ xdp_pin_prepare(const char *dp_name, struct bpf_object *obj, bool *reused)
     const char *root = xdp_pin_root();
     char *dir = xdp_pin_dir(dp_name);
     char *links = xasprintf("%s/links", dir);
+    char *subtables = xasprintf("%s/subtables", dir);
     struct bpf_map *map;
     bool ok = false;
 
@@ -212,7 +333,8 @@ xdp_pin_prepare(const char *dp_name, struct bpf_object *obj, bool *reused)
         }
     }
     if ((mkdir(dir, 0700) && errno != EEXIST)
-        || (mkdir(links, 0700) && errno != EEXIST)) {
+        || (mkdir(links, 0700) && errno != EEXIST)
+        || (mkdir(subtables, 0700) && errno != EEXIST)) {
         VLOG_WARN("%s: cannot create %s (%s): flows will not survive a "
                   "restart", dp_name, dir, ovs_strerror(errno));
         goto out;
@@ -237,6 +359,7 @@ xdp_pin_prepare(const char *dp_name, struct bpf_object *obj, bool *reused)
     ok = true;
 
 out:
+    free(subtables);
     free(links);
     free(dir);
     return ok;

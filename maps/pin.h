@@ -20,12 +20,16 @@
 /* Pinning a datapath's maps and links in bpffs (see pin.c). */
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 struct bpf_object;
 
 const char *xdp_pin_root(void);
 char *xdp_pin_dir(const char *dp_name);
 char *xdp_pin_link_path(const char *dp_name, int ifindex);
+char *xdp_pin_subtable_path(const char *dp_name, uint32_t slot);
+int xdp_pin_hand_over(uid_t, gid_t);
 bool xdp_pin_prepare(const char *dp_name, struct bpf_object *, bool *reused);
 int xdp_pin_write_layout(int layout_fd);
 void xdp_pin_remove(const char *dp_name);

@@ -71,6 +71,7 @@
 #include "ofproto-xdp/xdp-actions.h"
 #include "ofproto-xdp/xdp-flow.h"
 #include "maps/map-info.h"
+#include "maps/pin.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -226,6 +227,57 @@ publish_mask_order(struct dp_xdp *dp)
  * so that a program that read the old mask from the slot cannot look the
  * old masked key up among the new mask's flows. */
 
+/* Pins subtable 'fd' of 'slot', if 'dp''s maps are pinned. */
+static void
+subtable_pin(const struct dp_xdp *dp, uint32_t slot, int fd)
+{
+    if (dp->pinned) {
+        char *path = xdp_pin_subtable_path(dp->name, slot);
+
+        unlink(path);
+        if (bpf_obj_pin(fd, path)) {
+            VLOG_WARN("%s: cannot pin subtable %"PRIu32" (%s): its flows "
+                      "will not survive a restart", dp->name, slot,
+                      ovs_strerror(errno));
+        }
+        free(path);
+    }
+}
+
+/* Returns a file descriptor for subtable 'slot', whose map has id 'map_id'
+ * in the pinned outer map, or -1.  Each subtable is pinned on its own
+ * (xdp_pin_subtable_path()) because the other way back to a map from its
+ * id, BPF_MAP_GET_FD_BY_ID, needs CAP_SYS_ADMIN, which an ovs-vswitchd
+ * running as another user (--user) does not keep. */
+static int
+subtable_open(const struct dp_xdp *dp, uint32_t slot, uint32_t map_id)
+{
+    struct bpf_map_info info;
+    uint32_t len = sizeof info;
+    int fd = -1;
+
+    if (dp->pinned) {
+        char *path = xdp_pin_subtable_path(dp->name, slot);
+
+        fd = bpf_obj_get(path);
+        memset(&info, 0, sizeof info);
+        if (fd >= 0 && (bpf_obj_get_info_by_fd(fd, &info, &len)
+                        || info.id != map_id)) {
+            close(fd);
+            fd = -1;
+        }
+        free(path);
+    }
+    if (fd < 0) {
+        /* Pinned by a version that did not pin subtables. */
+        fd = bpf_map_get_fd_by_id(map_id);
+        if (fd >= 0) {
+            subtable_pin(dp, slot, fd);
+        }
+    }
+    return fd;
+}
+
 /* Gives every subtable slot a hash map, creating those that the pinned
  * outer map does not already hold.  Returns 0 or a positive errno. */
 int
@@ -243,9 +295,12 @@ dp_xdp_flow_fill_subtables(struct dp_xdp *dp)
         if (m->map_fd >= 0) {
             continue;
         }
-        if (!bpf_map_lookup_elem(outer_fd, &slot, &map_id)) {
-            fd = bpf_map_get_fd_by_id(map_id);
-        } else {
+        fd = (bpf_map_lookup_elem(outer_fd, &slot, &map_id) ? -1
+              : subtable_open(dp, slot, map_id));
+        if (fd < 0) {
+            /* A new map, also where the outer map holds one that cannot be
+             * reopened: the flows in it are lost, and ofproto installs
+             * them again at their next miss. */
             LIBBPF_OPTS(bpf_map_create_opts, opts,
                         .map_flags = BPF_F_NO_PREALLOC);
 
@@ -257,6 +312,8 @@ dp_xdp_flow_fill_subtables(struct dp_xdp *dp)
                                                BPF_ANY)) {
                 close(fd);
                 fd = -1;
+            } else if (fd >= 0) {
+                subtable_pin(dp, slot, fd);
             }
         }
         if (fd < 0) {
@@ -1615,7 +1672,7 @@ dp_xdp_flow_restore(struct dp_xdp *dp)
             || bpf_map_lookup_elem(outer_fd, &slot, &map_id)) {
             continue;
         }
-        fd = bpf_map_get_fd_by_id(map_id);
+        fd = subtable_open(dp, slot, map_id);
         if (fd < 0) {
             continue;
         }

@@ -343,7 +343,7 @@ dp_xdp_load(struct dp_xdp *dp)
     VLOG_ERR("%s: cannot load the XDP datapath program (%s)%s", dp->name,
              ovs_strerror(error),
              error == EPERM ? "; ovs-vswitchd needs CAP_BPF, "
-             "CAP_NET_ADMIN and CAP_SYS_ADMIN" : "");
+             "CAP_PERFMON and CAP_NET_ADMIN" : "");
     return error;
 }
 

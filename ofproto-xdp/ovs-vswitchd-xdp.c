@@ -25,15 +25,20 @@
 
 #include <config.h>
 
+#include <cap-ng.h>
 #include <errno.h>
 #include <string.h>
 
 #include "dpif.h"
 #include "dpif-provider.h"
+#include "maps/pin.h"
 #include "netdev.h"
 #include "ofproto/ofproto-provider.h"
 #include "ofproto-xdp/dpif-xdp.h"
 #include "util.h"
+#include "openvswitch/vlog.h"
+
+VLOG_DEFINE_THIS_MODULE(ovs_vswitchd_xdp);
 
 OVS_CONSTRUCTOR(ovs_vswitchd_xdp_register)
 {
@@ -119,4 +124,44 @@ __wrap_ofproto_vport_get_status(const struct ofproto *ofproto,
         return EINVAL;
     }
     return error;
+}
+
+/* Running as another user (--user USER:GROUP).  OVS's daemon-unix.c keeps
+ * the capabilities that the kernel datapath needs (CAP_NET_ADMIN,
+ * CAP_NET_RAW, CAP_NET_BROADCAST, CAP_IPC_LOCK, CAP_NET_BIND_SERVICE) and
+ * then calls capng_change_id(), still as root; OVS has no hook for a
+ * datapath to ask for more.  So this program is linked with
+ * -Wl,--wrap=capng_change_id, and adds what the xdp datapath needs:
+ *
+ *   - CAP_BPF: loading programs, creating and updating maps, BPF links.
+ *   - CAP_PERFMON: the upcall and sample rings are per-CPU perf events
+ *     (perf_event_open() on every CPU, any task), and the verifier allows
+ *     the program's pointer arithmetic (a packet pointer minus another,
+ *     arithmetic on map value pointers) only to perfmon_capable()
+ *     loaders: with CAP_BPF alone the datapath program is refused
+ *     ("R4 pointer -= pointer prohibited").
+ *
+ * CAP_NET_ADMIN (XDP and TC attachment, tc filters, netdev ioctls) and
+ * CAP_NET_RAW (the slow path's packet sockets) OVS already keeps.  Not
+ * CAP_SYS_ADMIN: nothing here reopens a BPF object from its id (see
+ * subtable pins in maps/pin.c).  Before the switch, the BPF pin root is
+ * handed to the new user (xdp_pin_hand_over()). */
+int __real_capng_change_id(int uid, int gid, capng_flags_t);
+int __wrap_capng_change_id(int uid, int gid, capng_flags_t);
+
+int
+__wrap_capng_change_id(int uid, int gid, capng_flags_t flags)
+{
+    static const int caps[] = { CAP_BPF, CAP_PERFMON };
+    const capng_type_t sets = CAPNG_EFFECTIVE | CAPNG_PERMITTED;
+
+    for (size_t i = 0; i < ARRAY_SIZE(caps); i++) {
+        if (capng_update(CAPNG_ADD, sets, caps[i])) {
+            VLOG_ERR("cannot keep capability %s when changing to user %d",
+                     capng_capability_to_name(caps[i]), uid);
+            return -1;
+        }
+    }
+    xdp_pin_hand_over(uid, gid);
+    return __real_capng_change_id(uid, gid, flags);
 }

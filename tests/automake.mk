@@ -38,6 +38,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-police.at \
 	tests/system-actions.at \
 	tests/system-faults.at \
+	tests/system-user.at \
 	tests/system-meter.at \
 	tests/system-sample.at \
 	tests/system-tunnel.at \

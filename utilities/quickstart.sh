@@ -33,14 +33,15 @@ jobs=${JOBS:-$(nproc)}
 # source), the stock Open vSwitch daemons and tools the sandbox talks to, and
 # what the demo and the system tests run (ip, ping, ethtool, OVN for
 # tests/system-ovn.at, pmacct's sFlow and IPFIX collectors for
-# tests/system-sample.at), and the benchmarks' TCP load, charts and the
-# Linux bridge's stateful firewall (iperf3, gnuplot, nftables).
+# tests/system-sample.at, capsh for tests/system-user.at), and the
+# benchmarks' TCP load, charts and the Linux bridge's stateful firewall
+# (iperf3, gnuplot, nftables).
 PACKAGES="build-essential autoconf automake libtool pkg-config python3
   libssl-dev libcap-ng-dev libnuma-dev libunbound-dev libbpf-dev libxdp-dev
   clang llvm bpftool openvswitch-source openvswitch-common
   openvswitch-switch ovn-central ovn-host iproute2 iputils-ping ethtool
   procps strace wget tcpdump netcat-openbsd iperf3 gnuplot-nox nftables
-  pmacct"
+  pmacct libcap2-bin"
 
 log() { printf 'quickstart: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
