@@ -40,6 +40,12 @@
 #                   ovsdb-server runs (by default, instances that run with
 #                   a private OVS_RUNDIR, such as test-suite sandboxes, are
 #                   listed and ignored)
+#   --ovs-user      run both daemons as an unprivileged system user that
+#                   the test creates (as Fedora's package does), with
+#                   'ovs-ctl --ovs-user=USER:USER'; the run, log and
+#                   database directories become that user's for the run
+#                   (their owners are put back afterwards), and the test
+#                   checks the daemon's user and its capabilities
 #
 # Safety: the test starts the SYSTEM's Open vSwitch with the system database
 # (/etc/openvswitch/conf.db), so it refuses to run while that one runs, and
@@ -73,6 +79,7 @@ keep_build=false
 head_only=false
 nocheck=false
 strict=false
+ovs_user=false
 
 log() { printf 'deb-test: %s\n' "$*" >&2; }
 indent() { sed 's/^/deb-test:   /' >&2; }
@@ -102,6 +109,7 @@ while [ $# -gt 0 ]; do
     --head-only) head_only=true ;;
     --nocheck) nocheck=true ;;
     --strict) strict=true ;;
+    --ovs-user) ovs_user=true ;;
     -h|--help) usage ;;
     *) log "unknown option $1"; usage ;;
     esac
@@ -126,6 +134,9 @@ db_existed=true
 lock_target=
 lock_existed=true
 sysid_existed=true
+user=ovsdt$u
+user_made=false
+chowned=            # "owner:group path" lines to put back
 
 # Follows a symlink chain to the file it names (which need not exist).
 target_of() { readlink -m "$1"; }
@@ -151,6 +162,16 @@ cleanup() {
     ip netns del "$ns_b" 2>/dev/null
     ip link del "$veth_a" 2>/dev/null
     ip link del "$veth_b" 2>/dev/null
+    if [ -n "$chowned" ]; then
+        printf '%s\n' "$chowned" | while read -r owner path; do
+            [ -n "$path" ] && chown -R "$owner" "$path"
+        done
+        chowned=
+    fi
+    if $user_made; then
+        userdel "$user" 2>/dev/null || log "warning: could not remove user $user"
+        user_made=false
+    fi
     case $pin_root in
     /sys/fs/bpf/ovs-xdp-debtest-[0-9]*) rm -rf "$pin_root" ;;
     esac
@@ -400,9 +421,24 @@ printf '%s\n' "$wrapper_out" | grep -q '^after: bpf_fs$' \
 # below), so the datapath pins into a private root.
 export OVS_XDP_PIN_ROOT=$pin_root
 bpffs_before=$(stat -f -c %T /sys/fs/bpf 2>/dev/null)
-log "starting Open vSwitch: $OVS_CTL --system-id=random --no-record-hostname start (OVS_XDP_PIN_ROOT=$pin_root)"
+ctl_opts="--system-id=random --no-record-hostname"
+if $ovs_user; then
+    # What Fedora's package sets up: a system user, owner of the run, log
+    # and database directories, which ovs-ctl --ovs-user expects.
+    useradd --system --user-group --no-create-home --home-dir /nonexistent \
+            --shell /usr/sbin/nologin "$user" || fail "useradd $user failed"
+    user_made=true
+    for d in "$RUNDIR" /var/log/openvswitch "$(dirname "$db_target")"; do
+        mkdir -p "$d"
+        chowned="$chowned
+$(stat -c %U:%G "$d") $d"
+        chown -R "$user:$user" "$d" || fail "chown $d failed"
+    done
+    ctl_opts="$ctl_opts --ovs-user=$user:$user"
+fi
+log "starting Open vSwitch: $OVS_CTL $ctl_opts start (OVS_XDP_PIN_ROOT=$pin_root)"
 started=true
-"$OVS_CTL" --system-id=random --no-record-hostname start 2>&1 | indent \
+"$OVS_CTL" $ctl_opts start 2>&1 | indent \
     || fail "ovs-ctl start failed"
 
 vswitchd_pid=$(cat "$RUNDIR/ovs-vswitchd.pid" 2>/dev/null)
@@ -414,6 +450,18 @@ exe=$(readlink "/proc/$vswitchd_pid/exe")
 tr '\0' '\n' <"/proc/$vswitchd_pid/environ" | grep -qx "OVS_XDP_PIN_ROOT=$pin_root" \
     || fail "OVS_XDP_PIN_ROOT did not reach ovs-vswitchd through ovs-ctl"
 log "ovs-vswitchd: pid $vswitchd_pid, $exe, OVS_XDP_PIN_ROOT=$pin_root in its environment"
+if $ovs_user; then
+    uid=$(awk '/^Uid:/ { print $2 }' "/proc/$vswitchd_pid/status")
+    [ "$uid" = "$(id -u "$user")" ] \
+        || fail "ovs-vswitchd runs as uid $uid, not as $user ($(id -u "$user"))"
+    capeff=$(awk '/^CapEff:/ { print $2 }' "/proc/$vswitchd_pid/status")
+    log "ovs-vswitchd runs as $user, CapEff $capeff"
+    # CAP_NET_BIND_SERVICE, CAP_NET_BROADCAST, CAP_NET_ADMIN, CAP_NET_RAW,
+    # CAP_IPC_LOCK (OVS's own), CAP_PERFMON and CAP_BPF (ours): bits 10 to
+    # 14, 38 and 39.
+    [ "$capeff" = 000000c000007c00 ] \
+        || fail "ovs-vswitchd's capabilities are $capeff, not 000000c000007c00"
+fi
 [ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" = bpf_fs ] \
     || fail "bpffs is not mounted on /sys/fs/bpf after ovs-ctl start"
 if [ "$bpffs_before" = bpf_fs ]; then
