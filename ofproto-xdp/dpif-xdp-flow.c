@@ -67,6 +67,7 @@
 #include "odp-util.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/match.h"
+#include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "ofproto-xdp/xdp-actions.h"
 #include "ofproto-xdp/xdp-flow.h"
@@ -84,6 +85,12 @@ COVERAGE_DEFINE(xdp_flow_batch_delete);
 COVERAGE_DEFINE(xdp_flow_elem_update);
 COVERAGE_DEFINE(xdp_flow_elem_delete);
 COVERAGE_DEFINE(xdp_flow_subtables_full);
+COVERAGE_DEFINE(xdp_flow_table_full);
+COVERAGE_DEFINE(xdp_flow_unspilled);
+
+/* How often flows that spilled into ovs-vswitchd (all subtables in use)
+ * are tried in XDP again while some remain. */
+#define DP_XDP_UNSPILL_INTERVAL_MS 1000
 
 #define DP_XDP_SLOT_QUARANTINE_MS 100
 
@@ -93,6 +100,17 @@ struct quarantined_slot {
     long long int freed;        /* time_msec() when freed. */
 };
 
+/* Returns the value of environment variable 'name' if it is a number from 1
+ * to 'max', otherwise 'max'. */
+uint32_t
+dp_xdp_env_limit(const char *name, uint32_t max)
+{
+    const char *s = getenv(name);
+    unsigned int n;
+
+    return s && str_to_uint(s, 10, &n) && n >= 1 && n < max ? n : max;
+}
+
 int
 dp_xdp_flow_init(struct dp_xdp *dp)
 {
@@ -100,7 +118,11 @@ dp_xdp_flow_init(struct dp_xdp *dp)
     hmap_init(&dp->flows);
     hmap_init(&dp->flows_by_key);
     dp_xdp_uflow_init(dp);
-    dp->slots = id_pool_create(0, XDP_DP_MAX_FLOWS);
+    /* The flow map's size is fixed when the program is built; the
+     * environment can only lower it, so that tests reach the limit with a
+     * few hundred flows rather than 262,144. */
+    dp->max_flows = dp_xdp_env_limit("OVS_XDP_MAX_FLOWS", XDP_DP_MAX_FLOWS);
+    dp->slots = id_pool_create(0, dp->max_flows);
     ovs_list_init(&dp->quarantine);
     dp->slot_flows = xcalloc(XDP_DP_MAX_FLOWS, sizeof *dp->slot_flows);
     for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
@@ -840,6 +862,17 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
         int mask_slot;
 
         if (!slot_alloc(dp, &slot)) {
+            /* Every statistics slot is taken: the flow map is full.
+             * ofproto keeps the flow's packets in ovs-vswitchd (each one
+             * an upcall) and installs it once flows have gone; its own
+             * flow-limit (200,000 by default) normally stops short of
+             * this. */
+            static struct vlog_rate_limit full_rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+            COVERAGE_INC(xdp_flow_table_full);
+            VLOG_WARN_RL(&full_rl, "%s: the flow table is full (%"PRIu32" "
+                         "flows): packets of new flows run in ovs-vswitchd",
+                         dp->name, dp->max_flows);
             dp_xdp_flow_free(flow);
             return EFBIG;
         }
@@ -862,6 +895,9 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
                          "flows of other masks run in ovs-vswitchd",
                          dp->name, XDP_DP_MAX_MASKS);
             uspace_only = flow->uspace_only = true;
+            flow->spilled = true;
+            dp->n_spilled++;
+            free(flow->why_uspace);
             flow->why_uspace = xasprintf("all %d XDP subtables in use",
                                          XDP_DP_MAX_MASKS);
             if (!in_uflows) {
@@ -960,6 +996,108 @@ dp_xdp_flow_put(struct dp_xdp *dp, struct dpif_flow_put *put)
     }
     ovs_mutex_unlock(&dp->flow_mutex);
     return error;
+}
+
+/* Spilled flows.
+ *
+ * A flow that found all XDP subtables in use runs in ovs-vswitchd
+ * ('spilled').  ofproto keeps a busy flow for as long as it is busy, so
+ * waiting for it to be replaced could keep it there for good; instead, while
+ * spilled flows remain, dp_xdp_flow_run() tries every
+ * DP_XDP_UNSPILL_INTERVAL_MS to give each a subtable and moves those it
+ * can into XDP in place: same UFID, same statistics slot, so ofproto sees
+ * nothing but its 'dp:xdp'. */
+
+/* Tries to move spilled 'flow' into XDP.  Returns false if no subtable is
+ * free for it. */
+static bool
+flow_unspill(struct dp_xdp *dp, struct dp_xdp_flow *flow)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    struct xdp_flow_key xkey, xmask;
+    struct match match;
+    int mask_slot;
+
+    if (xdp_flow_from_odp(flow->key->data, flow->key->size,
+                          flow->mask->data, flow->mask->size,
+                          &xkey, &xmask, &match, NULL)) {
+        return true;            /* Cannot happen: it fitted at install. */
+    }
+    mask_slot = mask_ref(dp, &xmask);
+    if (mask_slot < 0) {
+        return false;
+    }
+    if (flow_find_by_key(dp, mask_slot, &xkey)) {
+        /* An XDP flow with the same key took over meanwhile. */
+        mask_unref(dp, mask_slot);
+        return true;
+    }
+    flow->xkey = xkey;
+    flow->mask_slot = mask_slot;
+    COVERAGE_INC(xdp_flow_elem_update);
+    dp->calls.elem_update++;
+    if (bpf_map_update_elem(flow_map_fd(dp, flow), &flow->xkey,
+                            &flow->xflow, BPF_NOEXIST)) {
+        VLOG_WARN_RL(&rl, "%s: cannot move flow into XDP (%s)", dp->name,
+                     ovs_strerror(errno));
+        flow->mask_slot = -1;
+        mask_unref(dp, mask_slot);
+        return true;
+    }
+    hmap_insert(&dp->flows_by_key, &flow->key_node,
+                flow_key_hash(mask_slot, &xkey));
+    /* XDP has it now: ovs-vswitchd's copy can go, unless it is wanted
+     * there for other reasons. */
+    flow->uspace_only = false;
+    flow->spilled = false;
+    dp->n_spilled--;
+    free(flow->why_uspace);
+    flow->why_uspace = NULL;
+    if (!dp_xdp_uflow_wanted(flow, &match)) {
+        dp_xdp_uflow_remove(dp, flow);
+    }
+    dp_xdp_compile_write_flows(dp, flow->mask_slot, &flow, 1, true);
+    flow_meta_write(dp, &flow, 1);
+    flow_check_actions(dp, flow);
+    COVERAGE_INC(xdp_flow_unspilled);
+    return true;
+}
+
+/* Periodic flow work: moves spilled flows into XDP where subtables free
+ * up. */
+void
+dp_xdp_flow_run(struct dp_xdp *dp)
+{
+    struct dp_xdp_flow *flow;
+    size_t n_moved = 0;
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    if (dp->n_spilled && time_msec() >= dp->next_unspill) {
+        size_t before = dp->n_spilled;
+
+        HMAP_FOR_EACH (flow, node, &dp->flows) {
+            if (flow->spilled && !flow_unspill(dp, flow)) {
+                break;
+            }
+        }
+        n_moved = before - dp->n_spilled;
+        dp->next_unspill = time_msec() + DP_XDP_UNSPILL_INTERVAL_MS;
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
+    if (n_moved) {
+        VLOG_INFO("%s: moved %"PRIuSIZE" flows from ovs-vswitchd into XDP "
+                  "subtables that became free", dp->name, n_moved);
+    }
+}
+
+void
+dp_xdp_flow_wait(struct dp_xdp *dp)
+{
+    ovs_mutex_lock(&dp->flow_mutex);
+    if (dp->n_spilled) {
+        poll_timer_wait_until(dp->next_unspill);
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
 }
 
 /* A flow waiting for a batched BPF operation, and the op it came from. */
@@ -1085,6 +1223,9 @@ flow_del_prepare(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     dp_xdp_uflow_remove(dp, flow);
     if (flow_in_xdp(flow)) {
         hmap_remove(&dp->flows_by_key, &flow->key_node);
+    }
+    if (flow->spilled) {
+        dp->n_spilled--;
     }
     if (flow_has_slot(flow)) {
         dp->slot_flows[flow->xflow.slot] = NULL;
@@ -1602,7 +1743,7 @@ flow_restore_one(struct dp_xdp *dp, uint32_t slot,
     struct match match;
     int mask_slot;
 
-    if (slot >= XDP_DP_MAX_FLOWS || dp->slot_flows[slot]
+    if (slot >= dp->max_flows || dp->slot_flows[slot]
         || (size_t) m->key_len + m->mask_len + m->actions_len
            > sizeof m->data
         || xdp_flow_from_odp((const struct nlattr *) m->data, m->key_len,

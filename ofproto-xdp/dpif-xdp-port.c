@@ -42,6 +42,7 @@
 #include <bpf/libbpf.h>
 
 #include "connectivity.h"
+#include "coverage.h"
 #include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
 #include "datapath/xdp-dp.skel.h"
 #include "dpif-provider.h"
@@ -61,6 +62,8 @@
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(dpif_xdp_port);
+
+COVERAGE_DEFINE(xdp_port_map_full);
 
 uint32_t
 dp_xdp_hash_port_no(odp_port_t port_no)
@@ -104,7 +107,7 @@ static odp_port_t
 dp_xdp_choose_port(const struct dp_xdp *dp)
     OVS_REQUIRES(dp->port_mutex)
 {
-    for (uint32_t i = 1; i < DP_XDP_MAX_PORTS; i++) {
+    for (uint32_t i = 1; i < dp->max_ports; i++) {
         if (!dp_xdp_lookup_port(dp, u32_to_odp(i))) {
             return u32_to_odp(i);
         }
@@ -526,7 +529,7 @@ dp_xdp_previous_port_no(struct dp_xdp *dp, const struct netdev *netdev)
         || bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_in_ports),
                                &ifindex, &port_no)
         || !(port_no &= XDP_DP_IN_PORT_MASK)
-        || port_no >= DP_XDP_MAX_PORTS
+        || port_no >= dp->max_ports
         || dp_xdp_lookup_port(dp, u32_to_odp(port_no))) {
         return ODPP_NONE;
     }
@@ -556,7 +559,7 @@ dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
     if (*port_nop != ODPP_NONE) {
         port_no = *port_nop;
         if (odp_to_u32(port_no) == 0
-            || odp_to_u32(port_no) >= DP_XDP_MAX_PORTS) {
+            || odp_to_u32(port_no) >= dp->max_ports) {
             error = EINVAL;
             goto out;
         }
@@ -570,6 +573,16 @@ dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
             port_no = dp_xdp_choose_port(dp);
         }
         if (port_no == ODPP_NONE) {
+            static struct vlog_rate_limit full_rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+            /* The port map has a fixed size, like the kernel datapath's
+             * 'max_vports' had: the operator gets the message in the log
+             * and ofproto's "could not add network device" in the
+             * Interface's error column. */
+            COVERAGE_INC(xdp_port_map_full);
+            VLOG_WARN_RL(&full_rl, "%s: cannot add %s: all %"PRIu32" port "
+                         "numbers of the datapath are in use", dp->name,
+                         name, dp->max_ports - 1);
             error = EFBIG;
             goto out;
         }

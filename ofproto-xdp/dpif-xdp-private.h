@@ -128,6 +128,9 @@ struct dp_xdp_flow {
     bool uspace_only;           /* Matches what the XDP key cannot carry:
                                  * only ovs-vswitchd classifies against it
                                  * (dpif-xdp-uflow.c).  Has a slot. */
+    bool spilled;               /* 'uspace_only' only because all XDP
+                                 * subtables were in use: moved to XDP
+                                 * once one is free (dp_xdp_flow_run()). */
     char *why_slow;             /* Why actions run in userspace, or NULL. */
     char *why_uspace;           /* Why only userspace classifies, or NULL. */
     struct minimatch *umatch;   /* In the userspace table, or NULL. */
@@ -216,6 +219,8 @@ struct dp_xdp {
     /* Ports. */
     struct ovs_mutex port_mutex;
     struct hmap ports OVS_GUARDED;  /* 'struct dp_xdp_port's by port_no. */
+    uint32_t max_ports;         /* Port numbers are below this, at most
+                                 * DP_XDP_MAX_PORTS. */
     struct seq *port_seq;       /* Incremented on each port add or delete. */
     int *stale_links OVS_GUARDED;   /* Ifindexes whose links an earlier run
                                      * pinned and no port has claimed. */
@@ -228,6 +233,11 @@ struct dp_xdp {
     struct hmap flows_by_key OVS_GUARDED;   /* The same, by subtable and
                                              * masked key. */
     size_t n_flows OVS_GUARDED;     /* Flows with a slot (no probes). */
+    size_t n_spilled OVS_GUARDED;   /* Flows with 'spilled' set. */
+    long long int next_unspill OVS_GUARDED; /* When to try to move them. */
+    uint32_t max_flows;         /* Flows the datapath takes, at most
+                                 * XDP_DP_MAX_FLOWS (see
+                                 * dp_xdp_flow_init()). */
     struct hmap usubtables OVS_GUARDED; /* Userspace classifier
                                          * (dpif-xdp-uflow.c). */
     struct dp_xdp_mask masks[XDP_DP_MAX_MASKS] OVS_GUARDED;
@@ -333,6 +343,9 @@ void dp_xdp_police_format(struct dp_xdp *, struct ds *);
 /* dpif-xdp-flow.c */
 int dp_xdp_flow_init(struct dp_xdp *);
 void dp_xdp_flow_restore(struct dp_xdp *);
+void dp_xdp_flow_run(struct dp_xdp *);
+void dp_xdp_flow_wait(struct dp_xdp *);
+uint32_t dp_xdp_env_limit(const char *name, uint32_t max);
 int dp_xdp_flow_fill_subtables(struct dp_xdp *);
 void dp_xdp_flow_destroy(struct dp_xdp *);
 int dp_xdp_flow_flush(struct dpif *);

@@ -384,6 +384,7 @@ dpif_xdp_run(struct dpif *dpif)
     }
     ovs_mutex_unlock(&dp->port_mutex);
 
+    dp_xdp_flow_run(dp);
     tnl_neigh_cache_run();
     tnl_port_map_run();
     tnl_seq = seq_read(tnl_conf_seq);
@@ -400,6 +401,7 @@ dpif_xdp_wait(struct dpif *dpif)
     struct dp_xdp *dp = get_dp_xdp(dpif);
 
     seq_wait(tnl_conf_seq, dp->last_tnl_conf_seq);
+    dp_xdp_flow_wait(dp);
 }
 
 void
@@ -582,6 +584,8 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     dp->sample_map_fd = -1;
     ovs_mutex_init(&dp->port_mutex);
     hmap_init(&dp->ports);
+    /* As for flows (dp_xdp_flow_init()), tests may lower the limit. */
+    dp->max_ports = dp_xdp_env_limit("OVS_XDP_MAX_PORTS", DP_XDP_MAX_PORTS);
     dp->port_seq = seq_create();
     dp_xdp_flow_init(dp);
     dp_xdp_ct_init(dp);
