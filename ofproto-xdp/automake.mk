@@ -9,12 +9,14 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/dpif-xdp-ct.c \
 	ofproto-xdp/dpif-xdp-ctcache.c \
 	ofproto-xdp/dpif-xdp-flow.c \
+	ofproto-xdp/dpif-xdp-flow-restore.c \
 	ofproto-xdp/dpif-xdp-gso.c \
 	ofproto-xdp/dpif-xdp-meter.c \
 	ofproto-xdp/dpif-xdp-police.c \
 	ofproto-xdp/dpif-xdp-port.c \
 	ofproto-xdp/dpif-xdp-private.h \
 	ofproto-xdp/dpif-xdp-stats.c \
+	ofproto-xdp/dpif-xdp-subtable.c \
 	ofproto-xdp/dpif-xdp-tnl.c \
 	ofproto-xdp/dpif-xdp-uflow.c \
 	ofproto-xdp/dpif-xdp-upcall.c \

@@ -21,9 +21,9 @@
  * and dumps return exactly those).  The XDP program sees it in the BPF
  * subtable of its mask: a hash map from masked 'struct xdp_flow_key' to
  * 'struct xdp_flow' (statistics slot, flags, compiled actions).  Each
- * distinct mask has a subtable slot, a hash map created when the mask first
- * appears and deleted with its last flow, and a place in the order in which
- * the program visits subtables (published as in struct xdp_dp_mask_list).
+ * distinct mask has a subtable slot, with a place in the order in which
+ * the program visits subtables (dpif-xdp-subtable.c).  Flows in XDP also
+ * leave metadata behind for the next ovs-vswitchd (dpif-xdp-flow-restore.c).
  *
  * A flow that matches what the XDP key cannot carry (an MPLS label, a
  * conntrack state, a mark: see xdp_flow_from_odp()) is "userspace-only":
@@ -92,7 +92,6 @@ COVERAGE_DEFINE(xdp_flow_unspilled);
  * are tried in XDP again while some remain. */
 #define DP_XDP_UNSPILL_INTERVAL_MS 1000
 
-#define DP_XDP_SLOT_QUARANTINE_MS 100
 
 struct quarantined_slot {
     struct ovs_list node;       /* In 'struct dp_xdp''s 'quarantine'. */
@@ -213,238 +212,6 @@ slot_free(struct dp_xdp *dp, uint32_t slot)
     ovs_list_push_back(&dp->quarantine, &q->node);
 }
 
-/* Subtables. */
-
-/* Publishes the subtable order to the program: writes the copy that is not
- * in use, then switches to it. */
-static int
-publish_mask_order(struct dp_xdp *dp)
-    OVS_REQUIRES(dp->flow_mutex)
-{
-    struct xdp_dp_mask_list list;
-    uint32_t next = !dp->active_list;
-    uint32_t zero = 0;
-
-    memset(&list, 0, sizeof list);
-    list.n_masks = dp->n_masks;
-    memcpy(list.slots, dp->mask_order, dp->n_masks * sizeof list.slots[0]);
-    if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_mask_lists),
-                            &next, &list, BPF_ANY)
-        || bpf_map_update_elem(
-            bpf_map__fd(dp->skel->maps.xdp_dp_mask_active),
-            &zero, &next, BPF_ANY)) {
-        return errno;
-    }
-    dp->active_list = next;
-    return 0;
-}
-
-/* Every subtable slot holds its hash map from the start (see
- * dp_xdp_flow_fill_subtables()): updating an array of maps makes the
- * kernel wait for an RCU grace period, 10 to 20 ms here, which would
- * otherwise delay every new flow with a new mask.  A mask comes and goes by
- * writing xdp_dp_masks and the order list only.
- *
- * A freed slot is not given to another mask for DP_XDP_SLOT_QUARANTINE_MS,
- * so that a program that read the old mask from the slot cannot look the
- * old masked key up among the new mask's flows. */
-
-/* Pins subtable 'fd' of 'slot', if 'dp''s maps are pinned. */
-static void
-subtable_pin(const struct dp_xdp *dp, uint32_t slot, int fd)
-{
-    if (dp->pinned) {
-        char *path = xdp_pin_subtable_path(dp->name, slot);
-
-        unlink(path);
-        if (bpf_obj_pin(fd, path)) {
-            VLOG_WARN("%s: cannot pin subtable %"PRIu32" (%s): its flows "
-                      "will not survive a restart", dp->name, slot,
-                      ovs_strerror(errno));
-        }
-        free(path);
-    }
-}
-
-/* Returns a file descriptor for subtable 'slot', whose map has id 'map_id'
- * in the pinned outer map, or -1.  Each subtable is pinned on its own
- * (xdp_pin_subtable_path()) because the other way back to a map from its
- * id, BPF_MAP_GET_FD_BY_ID, needs CAP_SYS_ADMIN, which an ovs-vswitchd
- * running as another user (--user) does not keep. */
-static int
-subtable_open(const struct dp_xdp *dp, uint32_t slot, uint32_t map_id)
-{
-    struct bpf_map_info info;
-    uint32_t len = sizeof info;
-    int fd = -1;
-
-    if (dp->pinned) {
-        char *path = xdp_pin_subtable_path(dp->name, slot);
-
-        fd = bpf_obj_get(path);
-        memset(&info, 0, sizeof info);
-        if (fd >= 0 && (bpf_obj_get_info_by_fd(fd, &info, &len)
-                        || info.id != map_id)) {
-            close(fd);
-            fd = -1;
-        }
-        free(path);
-    }
-    if (fd < 0) {
-        /* Pinned by a version that did not pin subtables. */
-        fd = bpf_map_get_fd_by_id(map_id);
-        if (fd >= 0) {
-            subtable_pin(dp, slot, fd);
-        }
-    }
-    return fd;
-}
-
-/* Gives every subtable slot a hash map, creating those that the pinned
- * outer map does not already hold.  Returns 0 or a positive errno. */
-int
-dp_xdp_flow_fill_subtables(struct dp_xdp *dp)
-{
-    int outer_fd = bpf_map__fd(dp->skel->maps.xdp_dp_subtables);
-    int error = 0;
-
-    ovs_mutex_lock(&dp->flow_mutex);
-    for (uint32_t slot = 0; slot < XDP_DP_MAX_MASKS; slot++) {
-        struct dp_xdp_mask *m = &dp->masks[slot];
-        uint32_t map_id;
-        int fd;
-
-        if (m->map_fd >= 0) {
-            continue;
-        }
-        fd = (bpf_map_lookup_elem(outer_fd, &slot, &map_id) ? -1
-              : subtable_open(dp, slot, map_id));
-        if (fd < 0) {
-            /* A new map, also where the outer map holds one that cannot be
-             * reopened: the flows in it are lost, and ofproto installs
-             * them again at their next miss. */
-            LIBBPF_OPTS(bpf_map_create_opts, opts,
-                        .map_flags = BPF_F_NO_PREALLOC);
-
-            fd = bpf_map_create(BPF_MAP_TYPE_HASH, "xdp_dp_subtbl",
-                                sizeof(struct xdp_flow_key),
-                                sizeof(struct xdp_flow), XDP_DP_MAX_FLOWS,
-                                &opts);
-            if (fd >= 0 && bpf_map_update_elem(outer_fd, &slot, &fd,
-                                               BPF_ANY)) {
-                close(fd);
-                fd = -1;
-            } else if (fd >= 0) {
-                subtable_pin(dp, slot, fd);
-            }
-        }
-        if (fd < 0) {
-            error = errno;
-            VLOG_ERR("%s: cannot set up subtable %"PRIu32" (%s)",
-                     dp->name, slot, ovs_strerror(error));
-            break;
-        }
-        m->map_fd = fd;
-    }
-    ovs_mutex_unlock(&dp->flow_mutex);
-    return error;
-}
-
-/* Finds or sets up the subtable for 'mask'.  Returns its slot or a
- * negative errno. */
-static int
-mask_ref(struct dp_xdp *dp, const struct xdp_flow_key *mask)
-    OVS_REQUIRES(dp->flow_mutex)
-{
-    long long int now = time_msec();
-    int free_slot = -1, same_slot = -1;
-
-    for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
-        struct dp_xdp_mask *m = &dp->masks[i];
-        bool same = !memcmp(&m->mask, mask, sizeof *mask);
-
-        if (m->in_use && same) {
-            m->n_flows++;
-            return i;
-        } else if (m->in_use || m->map_fd < 0) {
-            continue;
-        } else if (same && same_slot < 0) {
-            same_slot = i;
-        } else if (free_slot < 0 && !m->live
-                   && now - m->freed >= DP_XDP_SLOT_QUARANTINE_MS) {
-            free_slot = i;
-        }
-    }
-    if (same_slot >= 0) {
-        /* The slot this mask had before: no program can confuse it with
-         * another mask's, and the running program may have it compiled. */
-        free_slot = same_slot;
-    } else if (free_slot < 0) {
-        return -EFBIG;
-    }
-
-    struct dp_xdp_mask *m = &dp->masks[free_slot];
-    uint32_t slot = free_slot;
-    struct xdp_dp_mask value;
-    int error;
-
-    if (free_slot != same_slot && m->cmap_fd >= 0) {
-        /* The old mask's compact map: no program reads it (the slot is
-         * not live), and its key layout is not this mask's. */
-        close(m->cmap_fd);
-        m->cmap_fd = -1;
-    }
-
-    memset(&value, 0, sizeof value);
-    value.mask = *mask;
-    if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_masks),
-                            &slot, &value, BPF_ANY)) {
-        error = errno;
-        VLOG_WARN_RL(&rl, "%s: cannot install subtable mask (%s)",
-                     dp->name, ovs_strerror(error));
-        return -error;
-    }
-
-    m->in_use = true;
-    m->n_flows = 1;
-    m->mask = *mask;
-    dp->mask_order[dp->n_masks++] = slot;
-    dp_xdp_compile_table_changed(dp, false);
-    error = publish_mask_order(dp);
-    if (error) {
-        VLOG_WARN_RL(&rl, "%s: cannot publish subtable order (%s)",
-                     dp->name, ovs_strerror(error));
-    }
-    return free_slot;
-}
-
-static void
-mask_unref(struct dp_xdp *dp, int slot_)
-    OVS_REQUIRES(dp->flow_mutex)
-{
-    struct dp_xdp_mask *m = &dp->masks[slot_];
-    uint32_t slot = slot_;
-
-    ovs_assert(m->in_use && m->n_flows > 0);
-    if (--m->n_flows) {
-        return;
-    }
-
-    for (uint32_t i = 0; i < dp->n_masks; i++) {
-        if (dp->mask_order[i] == slot) {
-            memmove(&dp->mask_order[i], &dp->mask_order[i + 1],
-                    (dp->n_masks - i - 1) * sizeof dp->mask_order[0]);
-            dp->n_masks--;
-            break;
-        }
-    }
-    publish_mask_order(dp);
-    /* The slot keeps its (now empty) hash map for the next mask. */
-    m->in_use = false;
-    m->freed = time_msec();
-    dp_xdp_compile_table_changed(dp, false);
-}
-
 /* Flows. */
 
 static struct dp_xdp_flow *
@@ -461,8 +228,8 @@ flow_find(struct dp_xdp *dp, const ovs_u128 *ufid)
     return NULL;
 }
 
-static uint32_t
-flow_key_hash(int mask_slot, const struct xdp_flow_key *xkey)
+uint32_t
+dp_xdp_flow_key_hash(int mask_slot, const struct xdp_flow_key *xkey)
 {
     return hash_bytes(xkey, sizeof *xkey, mask_slot);
 }
@@ -477,7 +244,8 @@ flow_find_by_key(struct dp_xdp *dp, int mask_slot,
 {
     struct dp_xdp_flow *flow;
 
-    HMAP_FOR_EACH_WITH_HASH (flow, key_node, flow_key_hash(mask_slot, xkey),
+    HMAP_FOR_EACH_WITH_HASH (flow, key_node,
+                             dp_xdp_flow_key_hash(mask_slot, xkey),
                              &dp->flows_by_key) {
         if (flow->mask_slot == mask_slot
             && !memcmp(&flow->xkey, xkey, sizeof *xkey)) {
@@ -551,9 +319,9 @@ flow_map_fd(const struct dp_xdp *dp, const struct dp_xdp_flow *flow)
     return dp->masks[flow->mask_slot].map_fd;
 }
 
-static void
-flow_set_actions(struct dp_xdp_flow *flow, const struct nlattr *actions,
-                 size_t actions_len)
+void
+dp_xdp_flow_set_actions(struct dp_xdp_flow *flow,
+                        const struct nlattr *actions, size_t actions_len)
 {
     struct ds why = DS_EMPTY_INITIALIZER;
     uint32_t slot = flow->xflow.slot;
@@ -568,100 +336,6 @@ flow_set_actions(struct dp_xdp_flow *flow, const struct nlattr *actions,
     flow->why_slow = (flow->xflow.flags & XDP_FLOW_F_SLOW_PATH
                       ? ds_steal_cstr(&why) : NULL);
     ds_destroy(&why);
-}
-
-/* Flow metadata for restarts.
- *
- * With the maps pinned, every installed flow also has an entry in
- * xdp_dp_flow_meta (its UFID and ODP key, mask and actions), written and
- * deleted in the same bursts as the flows, so that a restarted
- * ovs-vswitchd can give ofproto its flows back (dp_xdp_flow_restore()). */
-
-/* Fills 'm' for 'flow'.  Returns false if the flow does not fit. */
-static bool
-flow_meta_fill(const struct dp_xdp_flow *flow, struct xdp_dp_flow_meta *m)
-{
-    size_t total = flow->key->size + flow->mask->size + flow->actions->size;
-
-    if (total > sizeof m->data) {
-        return false;
-    }
-    memset(m, 0, offsetof(struct xdp_dp_flow_meta, data));
-    memcpy(m->ufid, &flow->ufid, sizeof m->ufid);
-    m->key_len = flow->key->size;
-    m->mask_len = flow->mask->size;
-    m->actions_len = flow->actions->size;
-    memcpy(m->data, flow->key->data, m->key_len);
-    memcpy(m->data + m->key_len, flow->mask->data, m->mask_len);
-    memcpy(m->data + m->key_len + m->mask_len, flow->actions->data,
-           m->actions_len);
-    return true;
-}
-
-/* Writes the metadata of the 'n' 'flows'. */
-static void
-flow_meta_write(struct dp_xdp *dp, struct dp_xdp_flow **flows, size_t n)
-    OVS_REQUIRES(dp->flow_mutex)
-{
-    int fd = bpf_map__fd(dp->skel->maps.xdp_dp_flow_meta);
-    struct xdp_dp_flow_meta *metas;
-    uint32_t *slots, count = 0;
-
-    if (!dp->pinned || !n) {
-        return;
-    }
-    metas = xmalloc(n * sizeof *metas);
-    slots = xmalloc(n * sizeof *slots);
-    for (size_t i = 0; i < n; i++) {
-        if (flow_meta_fill(flows[i], &metas[count])) {
-            slots[count++] = flows[i]->xflow.slot;
-        } else {
-            VLOG_WARN_RL(&rl, "%s: flow too large to survive a restart",
-                         dp->name);
-        }
-    }
-    if (count > 1 && !dp->no_batch) {
-        uint32_t done = count;
-
-        dp->calls.batch_update++;
-        if (!bpf_map_update_batch(fd, slots, metas, &done, NULL)) {
-            count = 0;
-        } else if (done < count) {
-            memmove(slots, slots + done, (count - done) * sizeof *slots);
-            memmove(metas, metas + done, (count - done) * sizeof *metas);
-            count -= done;
-        }
-    }
-    for (uint32_t i = 0; i < count; i++) {
-        dp->calls.elem_update++;
-        bpf_map_update_elem(fd, &slots[i], &metas[i], BPF_ANY);
-    }
-    free(metas);
-    free(slots);
-}
-
-/* Deletes the metadata of the 'n' flows in 'slots'. */
-static void
-flow_meta_delete(struct dp_xdp *dp, uint32_t *slots, size_t n)
-    OVS_REQUIRES(dp->flow_mutex)
-{
-    int fd = bpf_map__fd(dp->skel->maps.xdp_dp_flow_meta);
-    uint32_t done = 0;
-
-    if (!dp->pinned || !n) {
-        return;
-    }
-    if (n > 1 && !dp->no_batch) {
-        done = n;
-        dp->calls.batch_delete++;
-        if (bpf_map_delete_batch(fd, slots, &done, NULL) && done >= n) {
-            done = 0;
-        }
-    }
-    for (size_t i = done; i < n; i++) {
-        dp->calls.elem_delete++;
-        bpf_map_delete_elem(fd, &slots[i]);
-    }
 }
 
 /* Tells the compiler if 'flow' has an action the running program has no
@@ -820,7 +494,7 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
         if (put->stats) {
             flow_get_stats(dp, flow, put->stats);
         }
-        flow_set_actions(flow, put->actions, put->actions_len);
+        dp_xdp_flow_set_actions(flow, put->actions, put->actions_len);
         if (flow_in_xdp(flow)) {
             COVERAGE_INC(xdp_flow_elem_update);
             dp->calls.elem_update++;
@@ -835,7 +509,7 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
             flow_check_actions(dp, flow);
         }
         if (flow_in_xdp(flow)) {
-            flow_meta_write(dp, &flow, 1);
+            dp_xdp_flow_meta_write(dp, &flow, 1);
         }
         if (put->flags & DPIF_FP_ZERO_STATS) {
             flow_zero_stats(dp, flow);
@@ -855,7 +529,7 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
     flow->mask_slot = -1;
     flow->uspace_only = uspace_only && !probe;
     flow->why_uspace = why_uspace;
-    flow_set_actions(flow, put->actions, put->actions_len);
+    dp_xdp_flow_set_actions(flow, put->actions, put->actions_len);
 
     if (!probe) {
         uint32_t slot;
@@ -880,7 +554,7 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
         if (in_uflows) {
             dp_xdp_uflow_insert(dp, flow, &match);
         }
-        mask_slot = uspace_only ? -1 : mask_ref(dp, &xmask);
+        mask_slot = uspace_only ? -1 : dp_xdp_mask_ref(dp, &xmask);
         if (mask_slot == -EFBIG) {
             /* Every subtable of XDP is in use (or freed too recently to
              * take another mask): rather than refuse the flow, and send
@@ -920,7 +594,7 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
         }
         if (flow_find_by_key(dp, mask_slot, &xkey)) {
             dp_xdp_uflow_remove(dp, flow);
-            mask_unref(dp, mask_slot);
+            dp_xdp_mask_unref(dp, mask_slot);
             slot_free(dp, slot);
             dp_xdp_flow_free(flow);
             return EEXIST;
@@ -928,7 +602,7 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
         flow->xflow.slot = slot;
         flow->mask_slot = mask_slot;
         hmap_insert(&dp->flows_by_key, &flow->key_node,
-                    flow_key_hash(mask_slot, &xkey));
+                    dp_xdp_flow_key_hash(mask_slot, &xkey));
         *pendingp = flow;
     }
     hmap_insert(&dp->flows, &flow->node, ufid.u32[0]);
@@ -957,7 +631,7 @@ flow_put_abort(struct dp_xdp *dp, struct dp_xdp_flow *flow, int error)
     hmap_remove(&dp->flows, &flow->node);
     hmap_remove(&dp->flows_by_key, &flow->key_node);
     dp_xdp_uflow_remove(dp, flow);
-    mask_unref(dp, flow->mask_slot);
+    dp_xdp_mask_unref(dp, flow->mask_slot);
     slot_free(dp, flow->xflow.slot);
     dp_xdp_flow_free(flow);
 }
@@ -979,7 +653,7 @@ flow_put_commit_one(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     }
     flow_put_finish(dp, flow);
     dp_xdp_compile_write_flows(dp, flow->mask_slot, &flow, 1, true);
-    flow_meta_write(dp, &flow, 1);
+    dp_xdp_flow_meta_write(dp, &flow, 1);
     return 0;
 }
 
@@ -1023,13 +697,13 @@ flow_unspill(struct dp_xdp *dp, struct dp_xdp_flow *flow)
                           &xkey, &xmask, &match, NULL)) {
         return true;            /* Cannot happen: it fitted at install. */
     }
-    mask_slot = mask_ref(dp, &xmask);
+    mask_slot = dp_xdp_mask_ref(dp, &xmask);
     if (mask_slot < 0) {
         return false;
     }
     if (flow_find_by_key(dp, mask_slot, &xkey)) {
         /* An XDP flow with the same key took over meanwhile. */
-        mask_unref(dp, mask_slot);
+        dp_xdp_mask_unref(dp, mask_slot);
         return true;
     }
     flow->xkey = xkey;
@@ -1041,11 +715,11 @@ flow_unspill(struct dp_xdp *dp, struct dp_xdp_flow *flow)
         VLOG_WARN_RL(&rl, "%s: cannot move flow into XDP (%s)", dp->name,
                      ovs_strerror(errno));
         flow->mask_slot = -1;
-        mask_unref(dp, mask_slot);
+        dp_xdp_mask_unref(dp, mask_slot);
         return true;
     }
     hmap_insert(&dp->flows_by_key, &flow->key_node,
-                flow_key_hash(mask_slot, &xkey));
+                dp_xdp_flow_key_hash(mask_slot, &xkey));
     /* XDP has it now: ovs-vswitchd's copy can go, unless it is wanted
      * there for other reasons. */
     flow->uspace_only = false;
@@ -1057,7 +731,7 @@ flow_unspill(struct dp_xdp *dp, struct dp_xdp_flow *flow)
         dp_xdp_uflow_remove(dp, flow);
     }
     dp_xdp_compile_write_flows(dp, flow->mask_slot, &flow, 1, true);
-    flow_meta_write(dp, &flow, 1);
+    dp_xdp_flow_meta_write(dp, &flow, 1);
     flow_check_actions(dp, flow);
     COVERAGE_INC(xdp_flow_unspilled);
     return true;
@@ -1204,7 +878,7 @@ dp_xdp_flow_put_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
             *pend[start].errorp = flow_put_commit_one(dp, pend[start].flow);
         }
     }
-    flow_meta_write(dp, batched, n_batched);
+    dp_xdp_flow_meta_write(dp, batched, n_batched);
     ovs_mutex_unlock(&dp->flow_mutex);
 
     free(batched);
@@ -1241,7 +915,7 @@ flow_del_finish(struct dp_xdp *dp, struct dp_xdp_flow *flow)
         dp->n_flows--;
     }
     if (flow_in_xdp(flow)) {
-        mask_unref(dp, flow->mask_slot);
+        dp_xdp_mask_unref(dp, flow->mask_slot);
     }
     dp_xdp_flow_free(flow);
 }
@@ -1268,7 +942,7 @@ flow_remove(struct dp_xdp *dp, struct dp_xdp_flow *flow)
         uint32_t slot = flow->xflow.slot;
 
         flow_del_bpf_one(dp, flow);
-        flow_meta_delete(dp, &slot, 1);
+        dp_xdp_flow_meta_delete(dp, &slot, 1);
     }
     flow_del_finish(dp, flow);
 }
@@ -1309,7 +983,7 @@ flows_delete_bpf(struct dp_xdp *dp, struct pending_op *pend, size_t n_pend)
     for (size_t i = 0; i < n_pend; i++) {
         slots[i] = pend[i].flow->xflow.slot;
     }
-    flow_meta_delete(dp, slots, n_pend);
+    dp_xdp_flow_meta_delete(dp, slots, n_pend);
     free(slots);
     size_t start = 0;
     while (start < n_pend) {
@@ -1396,8 +1070,8 @@ dp_xdp_flow_del_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
 }
 
 /* Deletes every flow, in batches per subtable, as dp_xdp_flow_del_batch()
- * does: the subtable maps stay (see mask_ref()), so their entries must go
- * one by one. */
+ * does: the subtable maps stay (see dp_xdp_mask_ref()), so their entries
+ * must go one by one. */
 int
 dp_xdp_flow_flush(struct dpif *dpif)
 {
@@ -1712,181 +1386,3 @@ dp_xdp_flow_dump_next(struct dpif_flow_dump_thread *thread_,
     return n;
 }
 
-/* Restarts. */
-
-/* Flows read per BPF_MAP_LOOKUP_BATCH call when taking them back. */
-#define DP_XDP_RESTORE_BATCH 1024
-
-/* Finds the subtable whose mask is 'mask', or returns -1. */
-static int
-mask_find(const struct dp_xdp *dp, const struct xdp_flow_key *mask)
-    OVS_REQUIRES(dp->flow_mutex)
-{
-    for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
-        if (dp->masks[i].in_use
-            && !memcmp(&dp->masks[i].mask, mask, sizeof *mask)) {
-            return i;
-        }
-    }
-    return -1;
-}
-
-/* Takes back the flow of statistics slot 'slot' from its metadata 'm'.
- * Returns false if it cannot be used. */
-static bool
-flow_restore_one(struct dp_xdp *dp, uint32_t slot,
-                 const struct xdp_dp_flow_meta *m)
-    OVS_REQUIRES(dp->flow_mutex)
-{
-    struct xdp_flow_key xkey, xmask;
-    struct dp_xdp_flow *flow;
-    struct match match;
-    int mask_slot;
-
-    if (slot >= dp->max_flows || dp->slot_flows[slot]
-        || (size_t) m->key_len + m->mask_len + m->actions_len
-           > sizeof m->data
-        || xdp_flow_from_odp((const struct nlattr *) m->data, m->key_len,
-                             (const struct nlattr *) (m->data + m->key_len),
-                             m->mask_len, &xkey, &xmask, &match, NULL)) {
-        return false;
-    }
-    mask_slot = mask_find(dp, &xmask);
-    if (mask_slot < 0) {
-        return false;
-    }
-
-    flow = xzalloc(sizeof *flow);
-    memcpy(&flow->ufid, m->ufid, sizeof flow->ufid);
-    flow->key = ofpbuf_clone_data(m->data, m->key_len);
-    flow->mask = ofpbuf_clone_data(m->data + m->key_len, m->mask_len);
-    flow->xkey = xkey;
-    flow->mask_slot = mask_slot;
-    flow->xflow.slot = slot;
-    flow_set_actions(flow, (const struct nlattr *) (m->data + m->key_len
-                                                     + m->mask_len),
-                     m->actions_len);
-
-    id_pool_add(dp->slots, slot);
-    hmap_insert(&dp->flows, &flow->node, flow->ufid.u32[0]);
-    hmap_insert(&dp->flows_by_key, &flow->key_node,
-                flow_key_hash(mask_slot, &xkey));
-    dp->slot_flows[slot] = flow;
-    if (dp_xdp_uflow_wanted(flow, &match)) {
-        dp_xdp_uflow_insert(dp, flow, &match);
-    }
-    dp->masks[mask_slot].n_flows++;
-    dp->n_flows++;
-    return true;
-}
-
-/* After a restart that reused pinned maps: rebuilds the userspace flow
- * table from the subtables and the flow metadata that the earlier
- * ovs-vswitchd left, so that ofproto finds its flows in the first dump.
- * Flows and subtables that cannot be taken back are removed. */
-void
-dp_xdp_flow_restore(struct dp_xdp *dp)
-{
-    int outer_fd = bpf_map__fd(dp->skel->maps.xdp_dp_subtables);
-    int meta_fd = bpf_map__fd(dp->skel->maps.xdp_dp_flow_meta);
-    struct xdp_dp_flow_meta *meta = xmalloc(sizeof *meta);
-    struct xdp_dp_mask_list list;
-    uint32_t zero = 0, active = 0;
-    uint32_t *bad = NULL;
-    size_t n_bad = 0, allocated = 0;
-
-    ovs_mutex_lock(&dp->flow_mutex);
-    memset(&list, 0, sizeof list);
-    bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_mask_active),
-                        &zero, &active);
-    dp->active_list = active & 1;
-    bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_mask_lists),
-                        &dp->active_list, &list);
-    for (uint32_t i = 0; i < list.n_masks && i < XDP_DP_MAX_MASKS; i++) {
-        uint32_t slot = list.slots[i], map_id;
-        struct xdp_dp_mask value;
-        int fd;
-
-        if (slot >= XDP_DP_MAX_MASKS || dp->masks[slot].in_use
-            || bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_masks),
-                                   &slot, &value)
-            || bpf_map_lookup_elem(outer_fd, &slot, &map_id)) {
-            continue;
-        }
-        fd = subtable_open(dp, slot, map_id);
-        if (fd < 0) {
-            continue;
-        }
-        dp->masks[slot] = (struct dp_xdp_mask) {
-            .in_use = true, .mask = value.mask, .map_fd = fd,
-            .cmap_fd = -1,
-        };
-        dp->mask_order[dp->n_masks++] = slot;
-    }
-
-    /* The flow metadata, read with BPF_MAP_LOOKUP_BATCH, a chunk of
-     * DP_XDP_RESTORE_BATCH flows per call (one call per flow where the
-     * kernel refuses batches). */
-    uint32_t *keys = xmalloc(DP_XDP_RESTORE_BATCH * sizeof *keys);
-    struct xdp_dp_flow_meta *metas = xmalloc(DP_XDP_RESTORE_BATCH
-                                             * sizeof *metas);
-    uint32_t batch_pos, *in = NULL;
-    bool done = false;
-
-    while (!done) {
-        uint32_t count = DP_XDP_RESTORE_BATCH;
-        int error = bpf_map_lookup_batch(meta_fd, in, &batch_pos, keys, metas,
-                                         &count, NULL) ? errno : 0;
-
-        if (error && error != ENOENT) {
-            VLOG_INFO("%s: cannot read flows in batches (%s): reading them "
-                      "one by one", dp->name, ovs_strerror(error));
-            break;
-        }
-        done = error == ENOENT;
-        for (uint32_t i = 0; i < count; i++) {
-            if (!flow_restore_one(dp, keys[i], &metas[i])) {
-                if (n_bad >= allocated) {
-                    bad = x2nrealloc(bad, &allocated, sizeof *bad);
-                }
-                bad[n_bad++] = keys[i];
-            }
-        }
-        in = &batch_pos;
-    }
-    if (!done) {
-        uint32_t key, *prev = NULL;
-
-        while (!bpf_map_get_next_key(meta_fd, prev, &key)) {
-            if (!dp->slot_flows[key % XDP_DP_MAX_FLOWS]
-                && (bpf_map_lookup_elem(meta_fd, &key, meta)
-                    || !flow_restore_one(dp, key, meta))) {
-                if (n_bad >= allocated) {
-                    bad = x2nrealloc(bad, &allocated, sizeof *bad);
-                }
-                bad[n_bad++] = key;
-            }
-            prev = &key;
-        }
-    }
-    free(keys);
-    free(metas);
-    for (size_t i = 0; i < n_bad; i++) {
-        bpf_map_delete_elem(meta_fd, &bad[i]);
-    }
-
-    /* A subtable without flows goes. */
-    for (uint32_t i = 0; i < XDP_DP_MAX_MASKS; i++) {
-        if (dp->masks[i].in_use && !dp->masks[i].n_flows) {
-            dp->masks[i].n_flows = 1;
-            mask_unref(dp, i);
-        }
-    }
-    publish_mask_order(dp);
-    VLOG_INFO("%s: took back %"PRIuSIZE" flows in %"PRIu32" subtables from "
-              "the pinned maps%s", dp->name, dp->n_flows, dp->n_masks,
-              n_bad ? " (some could not be taken back)" : "");
-    ovs_mutex_unlock(&dp->flow_mutex);
-    free(bad);
-    free(meta);
-}

@@ -343,6 +343,29 @@ void dp_xdp_police_format(struct dp_xdp *, struct ds *);
 /* dpif-xdp-flow.c */
 int dp_xdp_flow_init(struct dp_xdp *);
 void dp_xdp_flow_restore(struct dp_xdp *);
+void dp_xdp_flow_set_actions(struct dp_xdp_flow *, const struct nlattr *,
+                             size_t actions_len);
+uint32_t dp_xdp_flow_key_hash(int mask_slot, const struct xdp_flow_key *);
+
+/* A statistics slot or subtable slot freed less than this long ago is not
+ * handed out again (see "Statistics slots" in dpif-xdp-flow.c). */
+#define DP_XDP_SLOT_QUARANTINE_MS 100
+
+/* dpif-xdp-subtable.c. */
+int dp_xdp_mask_ref(struct dp_xdp *, const struct xdp_flow_key *mask)
+    OVS_REQUIRES(dp->flow_mutex);
+void dp_xdp_mask_unref(struct dp_xdp *, int slot)
+    OVS_REQUIRES(dp->flow_mutex);
+int dp_xdp_mask_find(const struct dp_xdp *, const struct xdp_flow_key *)
+    OVS_REQUIRES(dp->flow_mutex);
+void dp_xdp_subtable_restore(struct dp_xdp *) OVS_REQUIRES(dp->flow_mutex);
+void dp_xdp_subtable_prune(struct dp_xdp *) OVS_REQUIRES(dp->flow_mutex);
+
+/* dpif-xdp-flow-restore.c. */
+void dp_xdp_flow_meta_write(struct dp_xdp *, struct dp_xdp_flow **,
+                            size_t n) OVS_REQUIRES(dp->flow_mutex);
+void dp_xdp_flow_meta_delete(struct dp_xdp *, uint32_t *slots, size_t n)
+    OVS_REQUIRES(dp->flow_mutex);
 void dp_xdp_flow_run(struct dp_xdp *);
 void dp_xdp_flow_wait(struct dp_xdp *);
 uint32_t dp_xdp_env_limit(const char *name, uint32_t max);
