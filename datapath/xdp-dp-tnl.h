@@ -4,13 +4,15 @@
 #ifndef XDP_DP_TNL_H
 #define XDP_DP_TNL_H 1
 
-/* tnl_push() in XDP: encapsulation into UDP tunnels over IPv4.
+/* tnl_push() in XDP: encapsulation into UDP tunnels and GRE over IPv4.
  *
  * XDP_DP_ACTION_TNL_PUSH (see "Tunnels" in xdp-dp.h) first assembles the
- * header from the action's XDP_DP_ACTION_DATA and writes in the UDP
- * source port, which OVS picks from the packet's hash (as
+ * header from the action's XDP_DP_ACTION_DATA and, for a UDP tunnel,
+ * writes in the UDP source port, which OVS picks from the packet's hash (as
  * netdev_tnl_get_src_port() does, from flow_hash_5tuple(), the hash of
- * the key as the flow matched it).  Then:
+ * the key as the flow matched it).  A GRE header (xdp-actions.c lets
+ * through only those without checksum or sequence number) has nothing
+ * that depends on the packet.  Then:
  *
  *   - A frame of a native-mode port is an XDP frame that is never a GSO
  *     segment: xdp_dp_tnl_push__() grows it at its head and copies the
@@ -21,10 +23,10 @@
  *     the kernel would cut it into TCP segments at the wrong offsets.  XDP
  *     leaves the header in xdp_dp_tnl_hdrs (per CPU: the TC half runs
  *     right after generic XDP, on the same CPU, for the same skb) and the
- *     TC half pushes it with bpf_skb_adjust_room() and the UDP tunnel
- *     flags, which mark the skb as encapsulated so that the kernel's UDP
- *     tunnel GSO cuts the inner segments and makes the outer lengths of
- *     each (tc_tnl_push()).
+ *     TC half pushes it with bpf_skb_adjust_room() and the UDP (or GRE)
+ *     tunnel flags, which mark the skb as encapsulated so that the
+ *     kernel's tunnel GSO cuts the inner segments and makes the outer
+ *     lengths of each (tc_tnl_push()).
  *
  * The outer IP checksum that OVS prebuilt is that of a total length of 0
  * (netdev_tnl_push_ip_header() adds the length in), so both add the
@@ -62,7 +64,9 @@ tnl_assemble(const struct xdp_flow *flow, __u32 i, struct xdp_dp_tnl_hdr *h,
     }
     h->len = len;
     /* Ethernet, then IPv4 without options (xdp-actions.c checks). */
-    *(__be16 *) (h->hdr + 14 + 20) = src_port;
+    if (h->hdr[14 + 9] == IPPROTO_UDP) {
+        *(__be16 *) (h->hdr + 14 + 20) = src_port;
+    }
     return len;
 }
 
@@ -77,7 +81,9 @@ tnl_set_lengths(__u8 *hdr, __u32 pkt_len)
 
     ip->tot_len = tot_len;
     csum_replace2(&ip->check, 0, tot_len);
-    udp->len = bpf_htons(pkt_len - 14 - 20);
+    if (ip->protocol == IPPROTO_UDP) {
+        udp->len = bpf_htons(pkt_len - 14 - 20);
+    }
 }
 
 /* Assembles the header of the XDP_DP_ACTION_TNL_PUSH at 'flow->actions[i]'
@@ -146,7 +152,7 @@ static __always_inline int
 tc_tnl_push(struct __sk_buff *skb)
 {
     __u64 flags = (BPF_F_ADJ_ROOM_FIXED_GSO | BPF_F_ADJ_ROOM_ENCAP_L3_IPV4
-                   | BPF_F_ADJ_ROOM_ENCAP_L4_UDP | BPF_F_ADJ_ROOM_ENCAP_L2_ETH
+                   | BPF_F_ADJ_ROOM_ENCAP_L2_ETH
                    | BPF_F_ADJ_ROOM_ENCAP_L2(ETH_HLEN));
     __u32 zero = 0;
     struct xdp_dp_tnl_hdr *h = bpf_map_lookup_elem(&xdp_dp_tnl_hdrs, &zero);
@@ -160,6 +166,8 @@ tc_tnl_push(struct __sk_buff *skb)
     if (len < XDP_DP_TNL_MIN_HDR || len > XDP_DP_TNL_MAX_HDR) {
         return -1;
     }
+    flags |= (h->hdr[14 + 9] == IPPROTO_UDP
+              ? BPF_F_ADJ_ROOM_ENCAP_L4_UDP : BPF_F_ADJ_ROOM_ENCAP_L4_GRE);
     /* The room goes between the Ethernet header and the IP header: the
      * first 'len' bytes then take the outer header, Ethernet included,
      * and the inner Ethernet header follows it. */
@@ -179,10 +187,13 @@ tc_tnl_push(struct __sk_buff *skb)
  *
  * dp_pass() asks xdp_dp_tnl_pop_ok__() before it counts the hit, so that a
  * packet XDP cannot pop goes to ovs-vswitchd as the flow found it (as a
- * ct() miss does).  The checks are those of OVS's pop for VXLAN
- * (netdev_vxlan_pop_header() and the IP and UDP parts before it), less
- * what the underlay flow already matched (IPv4, UDP, the destination
- * address and port).  do_tnl_pop() then takes the tunnel metadata from the
+ * ct() miss does).  The checks are those of OVS's pop for the tunnel's
+ * type (netdev_vxlan_pop_header(), netdev_geneve_pop_header() and
+ * netdev_gre_pop_header(), and the IP and UDP parts before them), less
+ * what the underlay flow already matched (IPv4, the protocol, the
+ * destination address and port), plus what XDP leaves to OVS: UDP and
+ * GRE checksums, GRE sequence numbers, Geneve options, anything but
+ * Ethernet inside.  do_tnl_pop() then takes the tunnel metadata from the
  * outer headers, as OVS's pop would give it, strips them, and sets the
  * packet up to be classified again from the tunnel port: OVS's
  * pkt_metadata_init_tnl() clears the rest of the metadata (recirculation
@@ -190,6 +201,11 @@ tc_tnl_push(struct __sk_buff *skb)
 
 #define XDP_VXLAN_HLEN (ETH_HLEN + 20 + 8 + 8)
 #define XDP_VXLAN_FLAGS 0x08000000      /* The I (valid VNI) flag. */
+#define XDP_GENEVE_HLEN (ETH_HLEN + 20 + 8 + 8)     /* No options. */
+#define XDP_GENEVE_OAM 0x80             /* The O flag, in byte 1. */
+#define XDP_GRE_HLEN (ETH_HLEN + 20 + 4)            /* Without a key. */
+#define XDP_GRE_KEY 0x2000              /* The K flag. */
+#define XDP_ETH_P_TEB 0x6558            /* Ethernet inside. */
 
 /* Gives 'key' the tunnel metadata 'tun' of its packet. */
 static __always_inline void
@@ -218,25 +234,42 @@ xdp_dp_tnl_pop_ok__(struct xdp_md *ctx, const struct xdp_flow_key *key,
     struct xdp_dp_port *p = bpf_map_lookup_elem(&xdp_dp_ports, &port);
     const __u8 *b = data;
 
-    if (!key || !p || p->tnl_type != XDP_DP_TNL_VXLAN
-        || key->eth_type != bpf_htons(ETH_P_IP)
-        || key->nw_proto != IPPROTO_UDP || key->nw_frag
+    if (!key || !p || !p->tnl_type
+        || key->eth_type != bpf_htons(ETH_P_IP) || key->nw_frag
         || key->vlans[0].tci || (skb_only && data_end - data > 1514)) {
         return 0;
     }
-    if (data + XDP_VXLAN_HLEN + ETH_HLEN > data_end) {
+    /* The longest header checked, and an inner Ethernet header. */
+    if (data + XDP_VXLAN_HLEN + ETH_HLEN > data_end
+        || b[ETH_HLEN] != 0x45) {                  /* IPv4, no options. */
         return 0;
     }
-    const struct udphdr *udp = data + ETH_HLEN + 20;
-    const __be32 *vxh = (const void *) (udp + 1);
+    if (p->tnl_type == XDP_DP_TNL_GRE) {
+        const __be16 *greh = data + ETH_HLEN + 20;
 
-    return (b[ETH_HLEN] == 0x45             /* IPv4, no options. */
-            && !udp->check                  /* No checksum to verify. */
-            && vxh[0] == bpf_htonl(XDP_VXLAN_FLAGS)
-            && !(vxh[1] & bpf_htonl(0xff)));
+        return (key->nw_proto == IPPROTO_GRE
+                && (greh[0] == 0 || greh[0] == bpf_htons(XDP_GRE_KEY))
+                && greh[1] == bpf_htons(XDP_ETH_P_TEB));
+    }
+
+    const struct udphdr *udp = data + ETH_HLEN + 20;
+    const __be32 *th = (const void *) (udp + 1);
+    const __u8 *gnh = (const void *) (udp + 1);
+
+    if (key->nw_proto != IPPROTO_UDP || udp->check) {
+        return 0;               /* A checksum is OVS's to verify. */
+    }
+    if (p->tnl_type == XDP_DP_TNL_GENEVE) {
+        /* Version 0, no options, Ethernet inside. */
+        return (gnh[0] == 0
+                && *(const __be16 *) (gnh + 2) == bpf_htons(XDP_ETH_P_TEB));
+    }
+    return (p->tnl_type == XDP_DP_TNL_VXLAN
+            && th[0] == bpf_htonl(XDP_VXLAN_FLAGS)
+            && !(th[1] & bpf_htonl(0xff)));
 }
 
-/* Pops the VXLAN header of the packet in 'ctx', with metadata 'md' and
+/* Pops the tunnel header of the packet in 'ctx', with metadata 'md' and
  * key 'key' (checked by xdp_dp_tnl_pop_ok__()), and sets the packet up to
  * be classified again from tunnel port 'port'.  Returns 0 or -1. */
 static __always_inline int
@@ -246,22 +279,44 @@ do_tnl_pop(struct xdp_md *ctx, struct pkt_md *md,
     void *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
     struct iphdr *ip = data + ETH_HLEN;
-    __be32 *vxh = data + ETH_HLEN + 20 + 8;
+    __be32 *th = data + ETH_HLEN + 20 + 8;
+    __be16 *greh = data + ETH_HLEN + 20;
+    __u32 hlen;
 
-    if ((void *) (vxh + 2) > data_end) {
+    if ((void *) (th + 2) > data_end) {
         return -1;
     }
-    md->tun.id = bpf_cpu_to_be64(bpf_ntohl(vxh[1]) >> 8);
     md->tun.src = key->nw_src;
     md->tun.dst = key->nw_dst;
-    md->tun.tp_src = key->tp_src;
-    md->tun.tp_dst = key->tp_dst;
     md->tun.tos = key->nw_tos;
     md->tun.ttl = key->nw_ttl;
-    md->tun.flags = (XDP_TNL_F_KEY
-                     | (ip->frag_off & bpf_htons(0x4000)
-                        ? XDP_TNL_F_DONT_FRAGMENT : 0));
-    if (bpf_xdp_adjust_head(ctx, XDP_VXLAN_HLEN)) {
+    md->tun.flags = (ip->frag_off & bpf_htons(0x4000)
+                     ? XDP_TNL_F_DONT_FRAGMENT : 0);
+    if (key->nw_proto == IPPROTO_GRE) {
+        /* OVS's GRE pop: the key, if any, is the tunnel id; no ports. */
+        hlen = XDP_GRE_HLEN;
+        md->tun.id = 0;
+        if (greh[0] == bpf_htons(XDP_GRE_KEY)) {
+            md->tun.id = bpf_cpu_to_be64((__u64) bpf_ntohl(
+                             *(__be32 *) (greh + 2)));
+            md->tun.flags |= XDP_TNL_F_KEY;
+            hlen += 4;
+        }
+        md->tun.tp_src = 0;
+        md->tun.tp_dst = 0;
+    } else {
+        /* VXLAN and Geneve put the VNI in the same place. */
+        hlen = XDP_VXLAN_HLEN;
+        md->tun.id = bpf_cpu_to_be64(bpf_ntohl(th[1]) >> 8);
+        md->tun.flags |= XDP_TNL_F_KEY;
+        /* Geneve's O flag; in VXLAN that byte is 0 (checked). */
+        if (((__u8 *) th)[1] & XDP_GENEVE_OAM) {
+            md->tun.flags |= XDP_TNL_F_OAM;
+        }
+        md->tun.tp_src = key->tp_src;
+        md->tun.tp_dst = key->tp_dst;
+    }
+    if (bpf_xdp_adjust_head(ctx, hlen)) {
         return -1;
     }
     md->in_port = port;

@@ -116,6 +116,7 @@ struct xdp_flow_key {
 };
 
 /* Tunnel flags, with the values of OVS's FLOW_TNL_F_*. */
+#define XDP_TNL_F_OAM (1 << 0)
 #define XDP_TNL_F_DONT_FRAGMENT (1 << 1)
 #define XDP_TNL_F_CSUM (1 << 2)
 #define XDP_TNL_F_KEY (1 << 3)
@@ -267,29 +268,32 @@ struct xdp_dp_action {
  * tnl_push(header, ...), with the whole outer header prebuilt: Ethernet,
  * IP, UDP and the tunnel's own header.  XDP_DP_ACTION_TNL_PUSH runs it for
  * UDP tunnels (VXLAN, VXLAN-GPE, Geneve) over IPv4 without a UDP checksum,
- * which is how OVS builds them unless told otherwise; others stay in
- * ovs-vswitchd.  The header is held by the XDP_DP_ACTION_DATA actions that
- * follow, 32 bytes each: all but the last hold bytes 0-31, 32-63, ..., and
- * the last the header's last 32 bytes (overlapping the one before), so
- * that the program copies it with fixed-size moves.  The program fills in
- * what depends on the packet: the outer IP total length and checksum (the
- * prebuilt one is for a total length of 0, as OVS leaves it), the UDP
- * length, and the UDP source port from the packet's hash.  A packet that
- * arrived in generic mode may be a GSO segment, which only the skb can
- * encapsulate as such: XDP leaves the finished header in xdp_dp_tnl_hdrs
- * and its TC half pushes it with bpf_skb_adjust_room() and the UDP tunnel
- * GSO flags (XDP_DP_SKB_META_F_TNL_PUSH). */
+ * which is how OVS builds them unless told otherwise, and for GRE over
+ * IPv4 without a GRE checksum or sequence number (a key is fine); others
+ * stay in ovs-vswitchd.  The header is held by the XDP_DP_ACTION_DATA
+ * actions that follow, 32 bytes each: all but the last hold bytes 0-31,
+ * 32-63, ..., and the last the header's last 32 bytes (overlapping the one
+ * before), so that the program copies it with fixed-size moves.  The
+ * program fills in what depends on the packet: the outer IP total length
+ * and checksum (the prebuilt one is for a total length of 0, as OVS leaves
+ * it), and for UDP tunnels the UDP length and the UDP source port from the
+ * packet's hash.  A packet that arrived in generic mode may be a GSO segment, which only
+ * the skb can encapsulate as such: XDP leaves the finished header in
+ * xdp_dp_tnl_hdrs and its TC half pushes it with bpf_skb_adjust_room() and
+ * the UDP or GRE tunnel GSO flags (XDP_DP_SKB_META_F_TNL_PUSH). */
 /*
  * XDP_DP_ACTION_TNL_POP, on the underlay bridge's flow for the packets
- * addressed to a tunnel endpoint, runs in XDP for VXLAN (not VXLAN-GPE)
- * over IPv4 without options or a UDP checksum; for others, and for a
- * frame of a generic-mode port too long to be anything but a GSO segment,
- * the flow goes to ovs-vswitchd.  The program checks the outer headers as
+ * addressed to a tunnel endpoint, runs in XDP over IPv4 without options,
+ * for VXLAN (not VXLAN-GPE) and Geneve without a UDP checksum, Geneve
+ * without options (OVS's tun_metadata, which the key does not carry), and
+ * GRE with Ethernet inside and neither checksum nor sequence number; for
+ * others, and for a frame of a generic-mode port too long to be anything
+ * but a GSO segment, the flow goes to ovs-vswitchd.  The program checks the outer headers as
  * OVS's pop does, strips them, gives the packet the tunnel metadata that
  * OVS's pop would (the key's tun_* fields, carried in the packet's
  * metadata), makes the tunnel port its input port and classifies it
  * again, as dpif-netdev does. */
-#define XDP_DP_TNL_MIN_HDR 42   /* Ethernet, IPv4, UDP. */
+#define XDP_DP_TNL_MIN_HDR 38   /* Ethernet, IPv4, GRE. */
 #define XDP_DP_TNL_MAX_HDR 96   /* Three XDP_DP_ACTION_DATA. */
 
 /* A finished tunnel header, per CPU, from XDP to its TC half. */
@@ -380,6 +384,9 @@ struct xdp_dp_port {
 
 /* Tunnel ports whose tnl_pop runs in XDP. */
 #define XDP_DP_TNL_VXLAN 1
+#define XDP_DP_TNL_GENEVE 2     /* Without options. */
+#define XDP_DP_TNL_GRE 3        /* Over IPv4, Ethernet inside, no
+                                 * checksum or sequence number. */
 
 /* Values of xdp_dp_in_ports: the datapath port number of the ingress
  * device, and flags about it.

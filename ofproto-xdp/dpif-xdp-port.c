@@ -396,9 +396,17 @@ write_tnl_port(struct dp_xdp *dp, const struct dp_xdp_port *port)
     struct xdp_dp_port value = { .tx_mode = XDP_DP_TX_NONE };
 
     cfg = netdev_get_tunnel_config(port->netdev);
-    if (!strcmp(port->type, "vxlan") && cfg
-        && !(cfg->exts & (1 << OVS_VXLAN_EXT_GPE))) {
+    if (!cfg) {
+        /* Not a tunnel XDP knows. */
+    } else if (!strcmp(port->type, "vxlan")
+               && !(cfg->exts & (1 << OVS_VXLAN_EXT_GPE))) {
         value.tnl_type = XDP_DP_TNL_VXLAN;
+    } else if (!strcmp(port->type, "geneve")) {
+        value.tnl_type = XDP_DP_TNL_GENEVE;
+    } else if (!strcmp(port->type, "gre")
+               && cfg->pt_mode != NETDEV_PT_LEGACY_L3) {
+        /* Ethernet inside (legacy_l2, the default, or ptap). */
+        value.tnl_type = XDP_DP_TNL_GRE;
     }
     if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
                             &port_no, &value, BPF_ANY)) {

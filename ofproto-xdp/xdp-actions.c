@@ -586,8 +586,10 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
  * XDP_DP_ACTION_TNL_PUSH, and the XDP_DP_ACTION_DATA after it that hold
  * its header (see "Tunnels" in datapath/xdp-dp.h), with at most 'room'
  * actions.  XDP runs the push of UDP tunnels (VXLAN, VXLAN-GPE, Geneve)
- * over IPv4 without a UDP checksum; other tunnels, and a header that does
- * not fit, stay in ovs-vswitchd, with the reason in 'why' (if nonnull).
+ * over IPv4 without a UDP checksum, and of GRE over IPv4 with Ethernet
+ * inside and neither checksum nor sequence number; other tunnels, and a
+ * header that does not fit, stay in ovs-vswitchd, with the reason in 'why'
+ * (if nonnull).
  * Returns the number of actions used, or 0. */
 static size_t
 xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
@@ -599,22 +601,30 @@ xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
     const char *bad = NULL;
     size_t n_data;
 
+    bool gre = data->tnl_type == OVS_VPORT_TYPE_GRE;
+
     if (nl_attr_get_size(a) < base
         || nl_attr_get_size(a) != base + data->header_len) {
         bad = "is malformed";
     } else if (data->tnl_type != OVS_VPORT_TYPE_VXLAN
-               && data->tnl_type != OVS_VPORT_TYPE_GENEVE) {
-        bad = "to a tunnel other than VXLAN or Geneve";
+               && data->tnl_type != OVS_VPORT_TYPE_GENEVE && !gre) {
+        bad = "to a tunnel other than VXLAN, Geneve or GRE";
     } else if (data->header_len < XDP_DP_TNL_MIN_HDR
                || data->header_len > XDP_DP_TNL_MAX_HDR) {
         bad = "with a header too short or too long";
     } else if (hdr[12] != 0x08 || hdr[13] != 0x00 || hdr[14] != 0x45
-               || hdr[23] != IPPROTO_UDP) {
-        /* Ethernet, then IPv4 without options, then UDP: where
+               || hdr[23] != (gre ? IPPROTO_GRE : IPPROTO_UDP)) {
+        /* Ethernet, then IPv4 without options, then UDP or GRE: where
          * xdp-dp-tnl.h looks for the lengths and the source port. */
         bad = "over a network other than IPv4";
-    } else if (hdr[40] || hdr[41]) {
+    } else if (!gre && (hdr[40] || hdr[41])) {
         bad = "with a UDP checksum";
+    } else if (gre && (hdr[34] & 0x90 || hdr[36] != 0x65
+                       || hdr[37] != 0x58)) {
+        /* The C and S flags: a checksum over the packet, or a sequence
+         * number that counts packets; and anything but Ethernet inside,
+         * which the TC half's GSO flags would misdescribe. */
+        bad = "of GRE with a checksum, a sequence number or no Ethernet";
     }
     n_data = DIV_ROUND_UP(data->header_len, 32);
     if (!bad && room < 1 + n_data) {
