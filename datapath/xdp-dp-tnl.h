@@ -203,6 +203,8 @@ tc_tnl_push(struct __sk_buff *skb)
 #define XDP_VXLAN_FLAGS 0x08000000      /* The I (valid VNI) flag. */
 #define XDP_GENEVE_HLEN (ETH_HLEN + 20 + 8 + 8)     /* No options. */
 #define XDP_GENEVE_OAM 0x80             /* The O flag, in byte 1. */
+#define XDP_GENEVE_OPT_WORDS 2          /* One option of 4 bytes of data,
+                                         * in 4-byte words. */
 #define XDP_GRE_HLEN (ETH_HLEN + 20 + 4)            /* Without a key. */
 #define XDP_GRE_KEY 0x2000              /* The K flag. */
 #define XDP_ETH_P_TEB 0x6558            /* Ethernet inside. */
@@ -219,6 +221,8 @@ tnl_fill_key(struct xdp_flow_key *key, const struct tnl_md *tun)
     key->tun_tos = tun->tos;
     key->tun_ttl = tun->ttl;
     key->tun_flags = tun->flags;
+    __builtin_memcpy(key->tun_opts, tun->opts, XDP_TNL_OPTS_LEN);
+    key->tun_opts_len = tun->opts_len;
 }
 
 /* Whether XDP can pop the tunnel header of the packet in 'ctx', whose key
@@ -240,7 +244,7 @@ xdp_dp_tnl_pop_ok__(struct xdp_md *ctx, const struct xdp_flow_key *key,
         return 0;
     }
     /* The longest header checked, and an inner Ethernet header. */
-    if (data + XDP_VXLAN_HLEN + ETH_HLEN > data_end
+    if (data + XDP_GENEVE_HLEN + XDP_TNL_OPTS_LEN + ETH_HLEN > data_end
         || b[ETH_HLEN] != 0x45) {                  /* IPv4, no options. */
         return 0;
     }
@@ -260,8 +264,11 @@ xdp_dp_tnl_pop_ok__(struct xdp_md *ctx, const struct xdp_flow_key *key,
         return 0;               /* A checksum is OVS's to verify. */
     }
     if (p->tnl_type == XDP_DP_TNL_GENEVE) {
-        /* Version 0, no options, Ethernet inside. */
-        return (gnh[0] == 0
+        /* Version 0, Ethernet inside, and no option, or one with 4 bytes
+         * of data (its length field, in 4-byte words, says 1). */
+        return ((gnh[0] == 0
+                 || (gnh[0] == XDP_GENEVE_OPT_WORDS
+                     && (gnh[8 + 3] & 0x1f) == 1))
                 && *(const __be16 *) (gnh + 2) == bpf_htons(XDP_ETH_P_TEB));
     }
     return (p->tnl_type == XDP_DP_TNL_VXLAN
@@ -281,9 +288,10 @@ do_tnl_pop(struct xdp_md *ctx, struct pkt_md *md,
     struct iphdr *ip = data + ETH_HLEN;
     __be32 *th = data + ETH_HLEN + 20 + 8;
     __be16 *greh = data + ETH_HLEN + 20;
+    __u8 *opt = (__u8 *) (th + 2);
     __u32 hlen;
 
-    if ((void *) (th + 2) > data_end) {
+    if ((void *) (opt + XDP_TNL_OPTS_LEN) > data_end) {
         return -1;
     }
     md->tun.src = key->nw_src;
@@ -292,6 +300,8 @@ do_tnl_pop(struct xdp_md *ctx, struct pkt_md *md,
     md->tun.ttl = key->nw_ttl;
     md->tun.flags = (ip->frag_off & bpf_htons(0x4000)
                      ? XDP_TNL_F_DONT_FRAGMENT : 0);
+    __builtin_memset(md->tun.opts, 0, XDP_TNL_OPTS_LEN);
+    md->tun.opts_len = 0;
     if (key->nw_proto == IPPROTO_GRE) {
         /* OVS's GRE pop: the key, if any, is the tunnel id; no ports. */
         hlen = XDP_GRE_HLEN;
@@ -312,6 +322,18 @@ do_tnl_pop(struct xdp_md *ctx, struct pkt_md *md,
         /* Geneve's O flag; in VXLAN that byte is 0 (checked). */
         if (((__u8 *) th)[1] & XDP_GENEVE_OAM) {
             md->tun.flags |= XDP_TNL_F_OAM;
+        }
+        /* Geneve's options, as OVS's pop gives them: raw ("udpif"),
+         * present or not.  The first byte tells the two apart, as
+         * xdp_dp_tnl_pop_ok__() checked it: VXLAN's I flag, 0x08; for
+         * Geneve, version 0 and 0 or 2 words of options. */
+        if (((__u8 *) th)[0] != 0x08) {
+            md->tun.flags |= XDP_TNL_F_UDPIF;
+        }
+        if (((__u8 *) th)[0] == XDP_GENEVE_OPT_WORDS) {
+            __builtin_memcpy(md->tun.opts, opt, XDP_TNL_OPTS_LEN);
+            md->tun.opts_len = XDP_TNL_OPTS_LEN;
+            hlen += XDP_TNL_OPTS_LEN;
         }
         md->tun.tp_src = key->tp_src;
         md->tun.tp_dst = key->tp_dst;

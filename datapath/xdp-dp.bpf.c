@@ -114,6 +114,8 @@ struct pkt_md {
         __u8 tos;
         __u8 ttl;
         __u16 flags;
+        __u8 opts[XDP_TNL_OPTS_LEN];
+        __u8 opts_len;
     } tun;
 };
 
@@ -205,6 +207,9 @@ upcall_fill_md(struct xdp_dp_upcall *up, const struct pkt_md *md)
     up->tun_tos = md->tun.tos;
     up->tun_ttl = md->tun.ttl;
     up->tun_flags = md->tun.flags;
+    __builtin_memcpy(up->tun_opts, md->tun.opts, XDP_TNL_OPTS_LEN);
+    up->tun_opts_len = md->tun.opts_len;
+    __builtin_memset(up->pad2, 0, sizeof up->pad2);
 }
 
 /* Makes room for a 'struct xdp_dp_skb_meta' in front of the frame in 'ctx',

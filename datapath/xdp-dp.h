@@ -38,7 +38,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 12
+#define XDP_DP_ABI_VERSION 13
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -51,6 +51,10 @@ struct xdp_vlan_hdr {
 /* nw_frag values, as OVS's FLOW_NW_FRAG_*. */
 #define XDP_NW_FRAG_ANY   (1 << 0) /* Set for any IP fragment. */
 #define XDP_NW_FRAG_LATER (1 << 1) /* Set for IP fragment with nonzero offset. */
+
+/* Bytes of Geneve options that the flow key carries: one option of 4
+ * bytes of data, with its 4-byte header. */
+#define XDP_TNL_OPTS_LEN 8
 
 /* eth_type of frames with no Ethertype (802.2 without SNAP), as OVS's
  * FLOW_DL_TYPE_NONE. */
@@ -103,8 +107,8 @@ struct xdp_flow_key {
 
     /* Tunnel metadata, as in OVS's 'struct flow_tnl': what a tnl_pop in
      * XDP gave the packet (see "Tunnels"), zero otherwise.  IPv4 outer
-     * headers only, without Geneve options: a megaflow matching more is
-     * not offered to XDP. */
+     * headers only, and at most one Geneve option of 4 bytes of data (as
+     * OVN sends): a megaflow matching more is not offered to XDP. */
     __be64 tun_id;              /* Tunnel id (VXLAN VNI). */
     __be32 tun_src;             /* Outer IPv4 source... */
     __be32 tun_dst;             /* ...and destination. */
@@ -113,10 +117,16 @@ struct xdp_flow_key {
     __u8 tun_tos;               /* Outer IP ToS. */
     __u8 tun_ttl;               /* Outer IP TTL. */
     __u16 tun_flags;            /* XDP_TNL_F_*, OVS's FLOW_TNL_F_*. */
+    __u8 tun_opts[XDP_TNL_OPTS_LEN];    /* The Geneve option as on the
+                                         * wire (OVS's "udpif" form of
+                                         * tun_metadata)... */
+    __u8 tun_opts_len;          /* ...and its length: 0 or 8. */
+    __u8 pad3[7];               /* Must be zero. */
 };
 
 /* Tunnel flags, with the values of OVS's FLOW_TNL_F_*. */
 #define XDP_TNL_F_OAM (1 << 0)
+#define XDP_TNL_F_UDPIF (1 << 4)    /* 'tun_opts' holds raw options. */
 #define XDP_TNL_F_DONT_FRAGMENT (1 << 1)
 #define XDP_TNL_F_CSUM (1 << 2)
 #define XDP_TNL_F_KEY (1 << 3)
@@ -677,6 +687,9 @@ struct xdp_dp_upcall {
     __u8 tun_tos;
     __u8 tun_ttl;
     __u16 tun_flags;            /* XDP_TNL_F_*. */
+    __u8 tun_opts[XDP_TNL_OPTS_LEN];    /* The Geneve option, if... */
+    __u8 tun_opts_len;          /* ...this is 8, else 0. */
+    __u8 pad2[7];               /* Zero. */
 };
 
 /* Connection cache

@@ -917,8 +917,9 @@ upcall_restore_md(struct dp_xdp *dp, const struct xdp_dp_upcall *up,
     md->dp_hash = up->dp_hash;
     dp_xdp_ctcache_restore_md(dp->ctcache, up->ct, md);
     if (up->tun_dst) {
-        /* What netdev_vxlan_pop_header() would have given it; XDP's tunnel
-         * flags are OVS's (datapath/xdp-dp.h). */
+        /* What netdev_vxlan_pop_header(), netdev_geneve_pop_header() or
+         * netdev_gre_pop_header() would have given it; XDP's tunnel flags
+         * are OVS's (datapath/xdp-dp.h). */
         md->tunnel.tun_id = up->tun_id;
         md->tunnel.ip_src = up->tun_src;
         md->tunnel.ip_dst = up->tun_dst;
@@ -927,6 +928,13 @@ upcall_restore_md(struct dp_xdp *dp, const struct xdp_dp_upcall *up,
         md->tunnel.ip_tos = up->tun_tos;
         md->tunnel.ip_ttl = up->tun_ttl;
         md->tunnel.flags = up->tun_flags;
+        if (up->tun_opts_len == XDP_TNL_OPTS_LEN) {
+            /* Geneve's option, raw, as netdev_geneve_pop_header() leaves
+             * it (FLOW_TNL_F_UDPIF is in the flags). */
+            memcpy(md->tunnel.metadata.opts.gnv, up->tun_opts,
+                   XDP_TNL_OPTS_LEN);
+            md->tunnel.metadata.present.len = XDP_TNL_OPTS_LEN;
+        }
     }
 }
 

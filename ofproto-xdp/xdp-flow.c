@@ -24,7 +24,8 @@
  * What needs thought is the part of 'struct flow' that the XDP key drops.
  * Most of it is metadata that has the same value in every packet entering
  * the XDP datapath: no tunnel beyond the IPv4 metadata that a tnl_pop in
- * XDP gives (no IPv6 outer addresses, Geneve options or GBP), zero marks,
+ * XDP gives (no IPv6 outer addresses, no Geneve options beyond one with 4
+ * bytes of data, no GBP), zero marks,
  * metadata and registers,
  * packet_type Ethernet, and no IPv6 original-direction conntrack tuple
  * (the XDP key carries the conntrack state, zone, mark, label and the
@@ -107,6 +108,12 @@ xdp_flow_key_from_flow(struct xdp_flow_key *key, const struct flow *flow)
     key->tun_tos = flow->tunnel.ip_tos;
     key->tun_ttl = flow->tunnel.ip_ttl;
     key->tun_flags = flow->tunnel.flags;
+    /* A datapath flow's Geneve options are raw ("udpif", with
+     * FLOW_TNL_F_UDPIF in the flags): the key carries the first
+     * XDP_TNL_OPTS_LEN bytes and the length, and a flow that matches more
+     * is refused by xdp_flow_dropped_bits__(). */
+    key->tun_opts_len = flow->tunnel.metadata.present.len;
+    memcpy(key->tun_opts, flow->tunnel.metadata.opts.u8, XDP_TNL_OPTS_LEN);
 }
 
 void
@@ -171,6 +178,8 @@ xdp_flow_fields_to_flow__(const struct xdp_flow_key *key, struct flow *flow)
     flow->tunnel.ip_tos = key->tun_tos;
     flow->tunnel.ip_ttl = key->tun_ttl;
     flow->tunnel.flags = key->tun_flags;
+    flow->tunnel.metadata.present.len = key->tun_opts_len;
+    memcpy(flow->tunnel.metadata.opts.u8, key->tun_opts, XDP_TNL_OPTS_LEN);
 }
 
 void

@@ -1155,7 +1155,8 @@ static const struct key_field {
     KEY_FIELD(pad2), KEY_FIELD(igmp_group_ip4),
     KEY_FIELD(tun_id), KEY_FIELD(tun_src), KEY_FIELD(tun_dst),
     KEY_FIELD(tun_tp_src), KEY_FIELD(tun_tp_dst), KEY_FIELD(tun_tos),
-    KEY_FIELD(tun_ttl), KEY_FIELD(tun_flags),
+    KEY_FIELD(tun_ttl), KEY_FIELD(tun_flags), KEY_FIELD(tun_opts),
+    KEY_FIELD(tun_opts_len), KEY_FIELD(pad3),
 };
 
 static void
