@@ -59,6 +59,16 @@
  * receiver's ends send a frame to the sender's address, so that MAC
  * learning keeps knowing where they are while the storm churns its table.
  *
+ * New flows on the other ports: every --interval, the receiver's end also
+ * sends a frame from a new source address (so a new megaflow, whose first
+ * frame must go up to ovs-vswitchd) to the sender's address, from the
+ * storm's CPU, whose upcall ring the storm's misses fill; a packet socket
+ * in the send namespace receives them, with kernel timestamps.  Per phase,
+ * how many arrived and their one-way latency tell whether the storm's
+ * upcalls crowd out the other ports' (a storm within its port's budget
+ * still fills the queues shared by all ports if the budget is above what
+ * ovs-vswitchd can handle).
+ *
  * The control plane: every --interval, the main thread runs
  * "ovs-appctl upcall/show" against the switch and records how long the
  * command took, start to end (what an operator typing it waits, process
@@ -94,6 +104,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/if_packet.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -140,6 +151,12 @@
 #define STORM_UDP_PORT 9000
 #define STORM_MAGIC 0x6f786273     /* "oxbs". */
 
+/* The new-flow frames: from the receiver's namespace to the sender's
+ * address, each from a new source address (STORM_NF_MAC_PREFIX and a
+ * counter), of this EtherType and with this magic. */
+#define STORM_NF_ETH_TYPE 0x88b5    /* Local experimental EtherType. */
+#define STORM_NF_MAGIC 0x6f78626e  /* "oxbn". */
+
 /* Addresses of the four namespaces' veth ends ("oxb" in the middle).  The
  * storm's frames start from 'storm_gen_mac' and change its low four
  * bytes. */
@@ -147,6 +164,7 @@ static const struct eth_addr storm_gen_mac = ETH_ADDR_C(02,6f,78,62,00,11);
 static const struct eth_addr storm_sink_mac = ETH_ADDR_C(02,6f,78,62,00,12);
 static const struct eth_addr storm_send_mac = ETH_ADDR_C(02,6f,78,62,00,13);
 static const struct eth_addr storm_recv_mac = ETH_ADDR_C(02,6f,78,62,00,14);
+static const struct eth_addr storm_nf_mac = ETH_ADDR_C(06,6f,78,62,00,00);
 
 /* Phases of a measurement.  The warm-up's datagrams are counted but not
  * reported. */
@@ -215,6 +233,9 @@ struct storm_phase_result {
     struct storm_counters delta;        /* Counters' growth; its
                                          * 'stream_sent', datagrams sent
                                          * between the reads. */
+    unsigned long long nf_sent; /* New-flow frames sent, */
+    unsigned long long nf_received;     /* and received. */
+    double *nf_latency;         /* Their one-way latencies, in seconds. */
     double *latency;            /* ovs-appctl durations, in seconds, */
     long long *rss;             /* and VmRSS in kB after each, */
     long long *flows;           /* and the datapath flows it told (-1 if
@@ -319,6 +340,12 @@ struct storm {
 
     struct storm_generator generator;
     struct storm_stream stream;
+
+    int nf_fd;                  /* Packet socket in the send namespace
+                                 * that receives the new-flow frames, or
+                                 * -1. */
+    unsigned long long nf_seq;  /* New-flow frames sent so far. */
+    struct storm_result *nf_result;     /* Where they count now. */
 };
 
 static void
@@ -1120,6 +1147,132 @@ storm_send_learning_frames(struct storm *st)
     }
 }
 
+/* The payload of a new-flow frame, after its Ethernet header. */
+struct storm_nf_payload {
+    ovs_be32 magic;             /* STORM_NF_MAGIC. */
+    ovs_be32 phase;             /* enum storm_phase it was sent in. */
+    ovs_be64 sent_ns;           /* CLOCK_REALTIME when sent, in ns. */
+};
+
+/* Opens 'st->nf_fd', the packet socket in the send namespace that
+ * receives the new-flow frames, with kernel receive timestamps. */
+static void
+storm_nf_open(struct storm *st)
+{
+    int saved_fd, fd, error;
+    struct sockaddr_ll sll;
+
+    error = bench_netns_enter(st->send.ns, &saved_fd);
+    if (error) {
+        ovs_fatal(error, "cannot enter namespace %s", st->send.ns);
+    }
+    memset(&sll, 0, sizeof sll);
+    sll.sll_family = AF_PACKET;
+    sll.sll_protocol = htons(STORM_NF_ETH_TYPE);
+    sll.sll_ifindex = if_nametoindex(st->send.ns_name);
+    fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                htons(STORM_NF_ETH_TYPE));
+    if (fd < 0 || !sll.sll_ifindex
+        || setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &(int) { 1 },
+                      sizeof(int))
+        || bind(fd, (struct sockaddr *) &sll, sizeof sll)) {
+        ovs_fatal(errno, "cannot open the new-flow frames' socket");
+    }
+    bench_netns_leave(saved_fd);
+    st->nf_fd = fd;
+}
+
+/* Sends a new-flow frame from the receiver's veth end to the sender's
+ * address, from a new source address, tagged with 'phase'.  Sends it from
+ * the storm's CPU, whose upcall ring the storm's misses use too: the
+ * kernel then switches the frame on that CPU (the backlog of the CPU that
+ * transmits into a veth). */
+static void
+storm_nf_send(struct storm *st, enum storm_phase phase)
+{
+    uint8_t frame[ETH_HEADER_LEN + sizeof(struct storm_nf_payload) + 32];
+    struct eth_header *eth = (struct eth_header *) frame;
+    struct storm_nf_payload *pl = (struct storm_nf_payload *) (eth + 1);
+    unsigned long long seq = st->nf_seq++;
+    struct timespec now;
+    cpu_set_t saved, cpus;
+    bool pinned;
+
+    memset(frame, 0, sizeof frame);
+    eth->eth_dst = storm_send_mac;
+    eth->eth_src = storm_nf_mac;
+    eth->eth_src.ea[3] = seq >> 16;
+    eth->eth_src.ea[4] = seq >> 8;
+    eth->eth_src.ea[5] = seq;
+    eth->eth_type = htons(STORM_NF_ETH_TYPE);
+    pl->magic = htonl(STORM_NF_MAGIC);
+    pl->phase = htonl(phase);
+
+    CPU_ZERO(&cpus);
+    CPU_SET(st->opts.cpu, &cpus);
+    pinned = (!sched_getaffinity(0, sizeof saved, &saved)
+              && !sched_setaffinity(0, sizeof cpus, &cpus));
+    clock_gettime(CLOCK_REALTIME, &now);
+    pl->sent_ns = htonll(now.tv_sec * 1000000000ULL + now.tv_nsec);
+    bench_send_frame(st->recv.ns, st->recv.ns_name, frame, sizeof frame);
+    if (pinned) {
+        sched_setaffinity(0, sizeof saved, &saved);
+    }
+    st->nf_result->phases[phase].nf_sent++;
+}
+
+/* Receives the new-flow frames that arrived so far. */
+static void
+storm_nf_receive(struct storm *st)
+{
+    for (;;) {
+        uint8_t frame[256];
+        char control[CMSG_SPACE(sizeof(struct timespec))];
+        struct iovec iov = { .iov_base = frame, .iov_len = sizeof frame };
+        struct msghdr msg = {
+            .msg_iov = &iov,
+            .msg_iovlen = 1,
+            .msg_control = control,
+            .msg_controllen = sizeof control,
+        };
+        const struct storm_nf_payload *pl;
+        struct storm_phase_result *p;
+        struct timespec ts = { 0, 0 };
+        ssize_t n;
+        int phase;
+
+        n = recvmsg(st->nf_fd, &msg, 0);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            break;
+        }
+        if (n < ETH_HEADER_LEN + sizeof *pl) {
+            continue;
+        }
+        pl = (const struct storm_nf_payload *) (frame + ETH_HEADER_LEN);
+        phase = ntohl(pl->phase);
+        if (ntohl(pl->magic) != STORM_NF_MAGIC || phase < 0
+            || phase >= STORM_N_PHASES) {
+            continue;
+        }
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c;
+             c = CMSG_NXTHDR(&msg, c)) {
+            if (c->cmsg_level == SOL_SOCKET
+                && c->cmsg_type == SO_TIMESTAMPNS) {
+                memcpy(&ts, CMSG_DATA(c), sizeof ts);
+            }
+        }
+        p = &st->nf_result->phases[phase];
+        p->nf_latency = xrealloc(p->nf_latency, (p->nf_received + 1)
+                                 * sizeof *p->nf_latency);
+        p->nf_latency[p->nf_received++]
+            = (ts.tv_sec * 1e9 + ts.tv_nsec
+               - (double) ntohll(pl->sent_ns)) / 1e9;
+    }
+}
+
 /* Runs one probe: "ovs-appctl upcall/show", timed, and VmRSS; adds them
  * to 'p'. */
 static void
@@ -1243,7 +1396,9 @@ storm_run_phase(struct storm *st, const struct storm_switch *sw,
     start = next = bench_now();
     while (bench_now() - start < st->opts.seconds) {
         storm_send_learning_frames(st);
+        storm_nf_send(st, phase);
         storm_probe(st, sw, p);
+        storm_nf_receive(st);
         next += st->opts.interval;
         if (next > bench_now()) {
             bench_sleep(next - bench_now());
@@ -1378,6 +1533,8 @@ storm_measure(struct storm *st, size_t idx, struct ds *why)
         return error;
     }
 
+    st->nf_result = r;
+    storm_nf_receive(st);       /* Drops what an earlier switch left. */
     storm_send_learning_frames(st);
     storm_stream_start(st);
     for (double t = 0; t < st->opts.warmup; t += st->opts.interval) {
@@ -1392,6 +1549,7 @@ storm_measure(struct storm *st, size_t idx, struct ds *why)
     if (storm_stream_stop(st, error ? NULL : why) && !error) {
         error = s->error;
     }
+    storm_nf_receive(st);
     storm_switch_teardown(st, sw);
     if (error) {
         return error;
@@ -1476,6 +1634,8 @@ storm_put_summary(const struct storm *st, size_t idx, struct ds *out)
         ds_put_format(out, " (%llu by the receiver's socket)",
                       s->sock_drops);
     }
+    ds_put_format(out, ";\n  %llu of %llu new flows' first frames from "
+                  "another port arrived", s->nf_received, s->nf_sent);
     ds_put_format(out, ";\n  ovs-appctl answered %zu of %zu, median %.1f ms, "
                   "max %.1f ms (quiet: %.1f, %.1f)",
                   s->n_answered, s->n_probes,
@@ -1562,6 +1722,35 @@ storm_print(const struct storm *st)
                           bench_median(pr->latency, pr->n_probes) * 1e3,
                           bench_max(pr->latency, pr->n_probes) * 1e3);
             free(answered);
+        }
+    }
+
+    ds_put_format(&out, "\nNew flows on other ports: a frame from a new "
+                  "source MAC every %g s, switched\non the storm's CPU, from "
+                  "the receiver's port to the sender's:\n", opts->interval);
+    ds_put_format(&out, "%-11s %-6s %6s %8s %7s %7s\n", "switch", "phase",
+                  "sent", "received", "med ms", "max ms");
+    for (size_t i = 0; i < STORM_N_SWITCHES; i++) {
+        const struct storm_result *r = &st->results[i];
+
+        if (!r->selected || !r->measured) {
+            continue;
+        }
+        for (size_t p = STORM_QUIET; p < STORM_N_PHASES; p++) {
+            const struct storm_phase_result *pr = &r->phases[p];
+
+            ds_put_format(&out, "%-11s %-6s %6llu %8llu",
+                          storm_switches[i].name, storm_phase_names[p],
+                          pr->nf_sent, pr->nf_received);
+            if (pr->nf_received) {
+                ds_put_format(&out, " %7.2f %7.2f\n",
+                              bench_median(pr->nf_latency,
+                                           pr->nf_received) * 1e3,
+                              bench_max(pr->nf_latency,
+                                        pr->nf_received) * 1e3);
+            } else {
+                ds_put_format(&out, " %7s %7s\n", "-", "-");
+            }
         }
     }
 
@@ -1715,6 +1904,13 @@ storm_write_json(const struct storm *st)
                 json_array_add(lat, json_real_create(pr->latency[k]));
             }
             json_object_put(j, "appctl_seconds", lat);
+            json_object_put(j, "new_flows_sent",
+                            json_integer_create(pr->nf_sent));
+            lat = json_array_create_empty();
+            for (size_t k = 0; k < pr->nf_received; k++) {
+                json_array_add(lat, json_real_create(pr->nf_latency[k]));
+            }
+            json_object_put(j, "new_flow_seconds", lat);
             lat = json_array_create_empty();
             for (size_t k = 0; k < pr->n_probes; k++) {
                 json_array_add(lat, storm_json_ll(pr->rss[k]));
@@ -1767,6 +1963,10 @@ storm_cleanup(void *st_)
     bench_ovs_destroy(&st->ovs_stock);
     bpf_link__destroy(st->sink_link);
     st->sink_link = NULL;
+    if (st->nf_fd >= 0) {
+        close(st->nf_fd);
+        st->nf_fd = -1;
+    }
     bench_pair_destroy(&st->gen);
     bench_pair_destroy(&st->sink);
     bench_pair_destroy(&st->send);
@@ -1843,6 +2043,7 @@ storm_setup(struct storm *st)
     if (!st->sink_link) {
         ovs_fatal(0, "sink: %s", ds_cstr(&why));
     }
+    storm_nf_open(st);
     ds_destroy(&output);
     ds_destroy(&why);
 
@@ -1862,6 +2063,7 @@ bench_storm_main(int argc, char *argv[])
     static struct storm st;
     size_t n_measured = 0;
 
+    st.nf_fd = -1;
     storm_parse_options(&st, argc, argv);
     if (geteuid()) {
         ovs_fatal(0, "storm: must run as root (network namespaces, XDP and "
