@@ -224,6 +224,9 @@ struct storm_phase_result {
     unsigned long long dups;    /* received again, */
     unsigned long long sock_drops;      /* dropped by the receiver's
                                          * socket buffer (SO_RXQ_OVFL). */
+    long long host_drops;       /* Drops the kernel counted on the
+                                 * stream's four veth ends and in the
+                                 * CPUs' backlogs (machine-wide), or -1. */
     unsigned long long offered; /* Storm frames offered. */
     unsigned long long delivered;       /* Storm frames at the sink. */
     double gen_cpu;             /* CPU seconds the generator's thread
@@ -1357,6 +1360,72 @@ storm_cpu_sample(int cpu, struct storm_cpu_ticks *t)
     fclose(stream);
 }
 
+/* Adds to '*sum' the RX and TX drops of 'ifname' in namespace 'ns' (NULL:
+ * the root namespace), as "ip -s -o link show" tells them.  Returns false
+ * if it does not tell. */
+static bool
+storm_add_link_drops(const char *ns, const char *ifname, long long *sum)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    const char *dirs[] = { "RX:", "TX:" };
+    bool ok = true;
+
+    if (bench_run(&output, "ip %s%s -s -o link show %s", ns ? "-n " : "",
+                  ns ? ns : "", ifname)) {
+        ds_destroy(&output);
+        return false;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+        /* "RX:  bytes packets errors dropped ... \    1234 5 0 0 ..." */
+        const char *p = strstr(ds_cstr(&output), dirs[i]);
+        unsigned long long bytes, packets, errors, dropped;
+
+        p = p ? strchr(p, '\\') : NULL;
+        if (!p || sscanf(p + 1, "%llu %llu %llu %llu", &bytes, &packets,
+                         &errors, &dropped) != 4) {
+            ok = false;
+            break;
+        }
+        *sum += dropped;
+    }
+    ds_destroy(&output);
+    return ok;
+}
+
+/* Returns the drops that the kernel counted so far on the established
+ * stream's four veth ends and in every CPU's backlog (/proc/net/
+ * softnet_stat, whose drops are machine-wide), or -1 if it does not
+ * tell. */
+static long long
+storm_host_drops(const struct storm *st)
+{
+    const struct bench_pair *pairs[] = { &st->send, &st->recv };
+    long long sum = 0;
+    char line[512];
+    FILE *stream;
+
+    for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
+        if (!storm_add_link_drops(NULL, pairs[i]->root_name, &sum)
+            || !storm_add_link_drops(pairs[i]->ns, pairs[i]->ns_name,
+                                     &sum)) {
+            return -1;
+        }
+    }
+    stream = fopen("/proc/net/softnet_stat", "re");
+    if (!stream) {
+        return -1;
+    }
+    while (fgets(line, sizeof line, stream)) {
+        unsigned int processed, dropped;
+
+        if (sscanf(line, "%x %x", &processed, &dropped) == 2) {
+            sum += dropped;
+        }
+    }
+    fclose(stream);
+    return sum;
+}
+
 /* Returns the time of 'clock', in seconds. */
 static double
 storm_clock(clockid_t clock)
@@ -1376,6 +1445,7 @@ storm_run_phase(struct storm *st, const struct storm_switch *sw,
     struct storm_counters before, after;
     unsigned long long sent0, sink0;
     struct storm_cpu_ticks cpu0_ticks, cpu1;
+    long long drops0, drops1;
     double start, next, cpu0 = 0;
     clockid_t gen_clock;
 
@@ -1392,6 +1462,7 @@ storm_run_phase(struct storm *st, const struct storm_switch *sw,
     } else {
         gen_clock = -1;
     }
+    drops0 = storm_host_drops(st);
     storm_cpu_sample(st->opts.cpu, &cpu0_ticks);
     start = next = bench_now();
     while (bench_now() - start < st->opts.seconds) {
@@ -1410,6 +1481,8 @@ storm_run_phase(struct storm *st, const struct storm_switch *sw,
     if (gen_clock != -1) {
         p->gen_cpu = storm_clock(gen_clock) - cpu0;
     }
+    drops1 = storm_host_drops(st);
+    p->host_drops = storm_delta(drops0, drops1);
     storm_cpu_sample(st->opts.cpu, &cpu1);
     if (cpu1.total > cpu0_ticks.total) {
         double total = cpu1.total - cpu0_ticks.total;
@@ -1687,10 +1760,10 @@ storm_print(const struct storm *st)
                   sysconf(_SC_NPROCESSORS_ONLN), uts.release);
 
     ds_put_cstr(&out, "Established stream and control plane:\n");
-    ds_put_format(&out, "%-11s %-6s %9s %9s %6s %4s %6s %9s %5s %7s %7s "
-                  "%7s\n", "switch", "phase", "sent", "received", "lost",
-                  "dup", "sockdr", "xdp-fwd", "%xdp", "appctl", "med ms",
-                  "max ms");
+    ds_put_format(&out, "%-11s %-6s %8s %8s %6s %3s %6s %6s %8s %5s %7s "
+                  "%6s %6s\n", "switch", "phase", "sent", "received", "lost",
+                  "dup", "sockdr", "hostdr", "xdp-fwd", "%xdp", "appctl",
+                  "med ms", "max ms");
     for (size_t i = 0; i < STORM_N_SWITCHES; i++) {
         const struct storm_result *r = &st->results[i];
 
@@ -1707,18 +1780,19 @@ storm_print(const struct storm *st)
             char *answered = xasprintf("%zu/%zu", pr->n_answered,
                                        pr->n_probes);
 
-            ds_put_format(&out, "%-11s %-6s %9llu %9llu %6lld %4llu %6llu",
+            ds_put_format(&out, "%-11s %-6s %8llu %8llu %6lld %3llu %6llu",
                           storm_switches[i].name, storm_phase_names[p],
                           pr->sent, pr->received, storm_lost(pr), pr->dups,
                           pr->sock_drops);
-            storm_put_ll(&out, 9, pr->delta.forwarded);
+            storm_put_ll(&out, 6, pr->host_drops);
+            storm_put_ll(&out, 8, pr->delta.forwarded);
             if (pr->delta.forwarded >= 0 && pr->delta.stream_sent > 0) {
                 ds_put_format(&out, " %5.1f", 100.0 * pr->delta.forwarded
                               / pr->delta.stream_sent);
             } else {
                 ds_put_format(&out, " %5s", "-");
             }
-            ds_put_format(&out, " %7s %7.1f %7.1f\n", answered,
+            ds_put_format(&out, " %7s %6.1f %6.1f\n", answered,
                           bench_median(pr->latency, pr->n_probes) * 1e3,
                           bench_max(pr->latency, pr->n_probes) * 1e3);
             free(answered);
@@ -1796,6 +1870,8 @@ storm_print(const struct storm *st)
 sent, received, lost, dup: established datagrams sent in the phase,\n\
 received (once), never received, received again; sockdr: of the lost,\n\
 dropped by the receiver's own socket (SO_RXQ_OVFL), not by the switch;\n\
+hostdr: drops the kernel counted on the stream's four veth ends and in\n\
+the CPUs' backlogs (softnet_stat: machine-wide, other traffic's too);\n\
 xdp-fwd: growth of xdp-forwarded, frames that only XDP forwards (the\n\
 stream and 20 learning frames a second); %xdp: that over the datagrams\n\
 sent between the two reads of the counter; appctl: ovs-appctl\n\
@@ -1881,6 +1957,7 @@ storm_write_json(const struct storm *st)
             json_object_put(j, "duplicates", json_integer_create(pr->dups));
             json_object_put(j, "socket_drops",
                             json_integer_create(pr->sock_drops));
+            json_object_put(j, "host_drops", storm_json_ll(pr->host_drops));
             json_object_put(j, "storm_offered",
                             json_integer_create(pr->offered));
             json_object_put(j, "storm_delivered",
