@@ -98,6 +98,10 @@ storm_put_summary(const struct storm *st, size_t idx, struct ds *out)
         ds_put_format(out, " (%llu by the receiver's socket)",
                       s->sock_drops);
     }
+    if (r->lost_ranges) {
+        ds_put_format(out, ";\n  the run's lost datagrams, by when they "
+                      "were sent (UTC): %s", r->lost_ranges);
+    }
     ds_put_format(out, ";\n  %llu of %llu new flows' first frames from "
                   "another port arrived", s->nf_received, s->nf_sent);
     ds_put_format(out, ";\n  ovs-appctl answered %zu of %zu, median %.1f ms, "
@@ -330,6 +334,9 @@ storm_write_json(const struct storm *st)
                                storm_switches[i].description);
         json_object_put(sw, "skipped", r->skipped
                         ? json_string_create(r->skipped)
+                        : json_null_create());
+        json_object_put(sw, "lost_ranges", r->lost_ranges
+                        ? json_string_create(r->lost_ranges)
                         : json_null_create());
         phases = json_object_create();
         for (size_t p = STORM_QUIET; r->measured && p < STORM_N_PHASES;

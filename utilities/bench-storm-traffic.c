@@ -65,6 +65,16 @@ struct storm_datagram {
 
 /* The established stream. */
 
+/* Returns the time of CLOCK_REALTIME, in seconds. */
+static double
+storm_realtime(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void *
 storm_sender_main(void *s_)
 {
@@ -106,6 +116,7 @@ storm_sender_main(void *s_)
     /* Sends what the rate asks for by now, then sleeps 200 us: a steady
      * stream, that catches up after the thread could not run. */
     start = bench_now();
+    s->start_realtime = storm_realtime();
     for (;;) {
         struct timespec ts = { .tv_nsec = 200 * 1000 };
         unsigned long long due;
@@ -308,6 +319,51 @@ storm_stream_stop(struct storm *st, struct ds *why)
         ds_put_format(why, "%s (%s)", s->what, ovs_strerror(s->error));
     }
     return s->error;
+}
+
+/* Returns, after the stream stopped, when the datagrams that never
+ * arrived were due: at most STORM_MAX_RANGES runs of consecutive numbers,
+ * "N at HH:MM:SS.mmm" (UTC, as ovs-vswitchd's log has it) each, so that a
+ * loss can be matched with what ovs-vswitchd was doing.  Returns NULL if
+ * none was lost.  The caller frees the result. */
+#define STORM_MAX_RANGES 8
+char *
+storm_stream_lost_ranges(const struct storm *st)
+{
+    const struct storm_stream *s = &st->stream;
+    struct ds out = DS_EMPTY_INITIALIZER;
+    unsigned long long n_sent, seq = 0;
+    size_t n_ranges = 0;
+
+    atomic_read_relaxed(&CONST_CAST(struct storm_stream *, s)->n_sent,
+                        &n_sent);
+    while (seq < n_sent) {
+        unsigned long long first;
+        double when;
+        time_t secs;
+        struct tm tm;
+
+        if (seq < s->n_seen_bits && bitmap_is_set(s->seen, seq)) {
+            seq++;
+            continue;
+        }
+        first = seq;
+        while (seq < n_sent
+               && !(seq < s->n_seen_bits && bitmap_is_set(s->seen, seq))) {
+            seq++;
+        }
+        if (++n_ranges > STORM_MAX_RANGES) {
+            ds_put_cstr(&out, ", ...");
+            break;
+        }
+        when = s->start_realtime + (double) first / s->rate;
+        secs = when;
+        gmtime_r(&secs, &tm);
+        ds_put_format(&out, "%s%llu at %02d:%02d:%02d.%03d",
+                      n_ranges > 1 ? ", " : "", seq - first, tm.tm_hour,
+                      tm.tm_min, tm.tm_sec, (int) ((when - secs) * 1000));
+    }
+    return out.length ? ds_steal_cstr(&out) : (ds_destroy(&out), NULL);
 }
 
 /* New flows on the other ports. */

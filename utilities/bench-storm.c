@@ -195,6 +195,7 @@ Options:\n\
   --vswitchd=PATH        stock ovs-vswitchd (default:\n\
                          %s)\n\
   --json=FILE            also write the results to FILE\n\
+  --log-dir=DIR          keep each ovs-vswitchd's log there\n\
   -h, --help             display this help message\n",
            program_name, program_name, STORM_STOCK_VSWITCHD);
 }
@@ -263,6 +264,7 @@ storm_parse_options(struct storm *st, int argc, char *argv[])
         OPT_VSWITCHD_XDP,
         OPT_VSWITCHD,
         OPT_JSON,
+        OPT_LOG_DIR,
     };
     static const struct option long_options[] = {
         {"seconds", required_argument, NULL, OPT_SECONDS},
@@ -276,6 +278,7 @@ storm_parse_options(struct storm *st, int argc, char *argv[])
         {"vswitchd-xdp", required_argument, NULL, OPT_VSWITCHD_XDP},
         {"vswitchd", required_argument, NULL, OPT_VSWITCHD},
         {"json", required_argument, NULL, OPT_JSON},
+        {"log-dir", required_argument, NULL, OPT_LOG_DIR},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -341,6 +344,13 @@ storm_parse_options(struct storm *st, int argc, char *argv[])
         case OPT_JSON:
             free(opts->json_file);
             opts->json_file = xstrdup(optarg);
+            break;
+        case OPT_LOG_DIR:
+            if (strchr(optarg, '\'')) {
+                ovs_fatal(0, "--log-dir: directory name must not contain '");
+            }
+            free(opts->log_dir);
+            opts->log_dir = xstrdup(optarg);
             break;
         case 'h':
             storm_usage();
@@ -1012,6 +1022,8 @@ storm_measure(struct storm *st, size_t idx, struct ds *why)
         pr->dups = s->dups[p];
         pr->sock_drops = s->sock_drops[p];
     }
+    free(r->lost_ranges);
+    r->lost_ranges = storm_stream_lost_ranges(st);
     r->measured = true;
     return 0;
 }
@@ -1029,6 +1041,17 @@ storm_cleanup(void *st_)
     storm_stream_stop(st, NULL);
     if (st->active) {
         storm_switch_teardown(st, st->active);
+    }
+    if (st->opts.log_dir) {
+        struct bench_ovs *ovss[] = { &st->ovs_xdp, &st->ovs_stock };
+        const char *names[] = { "ovs-xdp", "ovs-system" };
+
+        for (size_t i = 0; i < ARRAY_SIZE(ovss); i++) {
+            if (ovss[i]->dir) {
+                bench_run(NULL, "cp %s/ovs-vswitchd.log '%s/%s.log'",
+                          ovss[i]->dir, st->opts.log_dir, names[i]);
+            }
+        }
     }
     bench_ovs_destroy(&st->ovs_xdp);
     bench_ovs_destroy(&st->ovs_stock);

@@ -138,6 +138,8 @@ struct storm_result {
     bool selected;              /* Chosen by --switches. */
     char *skipped;              /* Why it was not measured, or NULL. */
     bool measured;              /* Measured. */
+    char *lost_ranges;          /* When the lost datagrams were sent, or
+                                 * NULL if none was lost. */
     struct storm_phase_result phases[STORM_N_PHASES];
 };
 
@@ -151,6 +153,7 @@ struct storm_options {
     int cpu;                    /* Storm generator's CPU. */
     unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
     char *json_file;            /* --json, or NULL. */
+    char *log_dir;              /* --log-dir, or NULL. */
     char *vswitchd_xdp;         /* ovs-vswitchd-xdp, or NULL if none. */
     char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
     bool switches[STORM_N_SWITCHES];    /* Chosen by --switches. */
@@ -178,6 +181,8 @@ struct storm_stream {
     unsigned long long sent[STORM_N_PHASES];
     unsigned long long send_errors[STORM_N_PHASES];
     atomic_ullong n_sent;       /* All datagrams sent so far. */
+    double start_realtime;      /* CLOCK_REALTIME when it sent number 0:
+                                 * number N was due 'N / rate' later. */
 
     /* Receiver's counters. */
     unsigned long *seen;        /* Bitmap of the numbers received. */
@@ -240,6 +245,8 @@ void storm_avoid_cpu(int avoid);
 /* bench-storm-traffic.c: the established stream. */
 void storm_stream_start(struct storm *);
 int storm_stream_stop(struct storm *, struct ds *why);
+
+char *storm_stream_lost_ranges(const struct storm *);
 
 /* bench-storm-traffic.c: new flows on the other ports. */
 void storm_nf_open(struct storm *);
