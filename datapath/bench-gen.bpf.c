@@ -15,6 +15,13 @@
  * offered: one thread runs the program, on one CPU, so a plain increment
  * of a global is exact.
  *
+ * With 'vary_eth_src' set ('ovs-xdp-bench storm'), the program also writes
+ * the frame counter into the low four bytes of the Ethernet source
+ * address, so that every frame comes from a new address: a switch that
+ * learns MAC addresses (OpenFlow's NORMAL action) matches on it, and every
+ * frame misses its flow table.  The first two bytes stay the input frame's
+ * (a locally administered unicast address).
+ *
  * The kernel recycles a live frame's page as whatever was last written
  * into it, without copying the input frame again, and a switch whose XDP
  * program receives the frame works on that same page: one that translates
@@ -33,6 +40,9 @@
 /* The number of distinct UDP source ports, at least 1, and the first. */
 const volatile __u32 n_flows = 1;
 const volatile __u16 sport_base = 1024;
+
+/* Nonzero: a new Ethernet source address per frame (see above). */
+const volatile __u32 vary_eth_src = 0;
 
 /* Frames offered so far (read by userspace through the mmapped .bss). */
 __u64 n_sent = 0;
@@ -60,6 +70,11 @@ bench_gen(struct xdp_md *ctx)
     ip->check = ip_csum;
     if (n_flows > 1) {
         udp->source = bpf_htons(sport_base + (__u32) seq % n_flows);
+    }
+    if (vary_eth_src) {
+        __be32 low = bpf_htonl((__u32) seq);
+
+        __builtin_memcpy(&eth->h_source[2], &low, sizeof low);
     }
     return XDP_TX;
 }

@@ -28,6 +28,7 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-bench-dispatch.at \
 	tests/system-bench-fastpath.at \
 	tests/system-bench-tcp.at \
+	tests/system-bench-storm.at \
 	tests/system-parse.at \
 	tests/system-dpif-xdp.at \
 	tests/system-traffic-xdp.at \

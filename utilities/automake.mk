@@ -17,5 +17,9 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-forward-ct.c \
 	utilities/bench-forward-monitor.c \
 	utilities/bench-latency.c \
-	utilities/bench-stats.c
+	utilities/bench-stats.c \
+	utilities/bench-storm.c \
+	utilities/bench-storm.h \
+	utilities/bench-storm-report.c \
+	utilities/bench-storm-traffic.c
 utilities_ovs_xdp_bench_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)

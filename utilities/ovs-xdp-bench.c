@@ -44,6 +44,8 @@ static const struct bench_mode {
       "ns per packet: compiled against generic program, 1 to 64 masks" },
     { "tcp", bench_tcp_main,
       "TCP bulk throughput (iperf3) between two namespaces" },
+    { "storm", bench_storm_main,
+      "an upcall storm against established traffic and ovs-appctl" },
 };
 
 static void
