@@ -155,6 +155,8 @@ struct dp_xdp_map_calls {
 struct dp_xdp_handler {
     struct ovs_list queue;      /* 'struct dp_xdp_upcall_buf's. */
     size_t n_queued;            /* Length of 'queue'. */
+    uint16_t *port_queued;      /* Entries of 'queue' by ingress port
+                                 * number, DP_XDP_MAX_PORTS of them. */
     struct ovs_mutex mutex;     /* Protects 'actions' and 'n_actions'. */
     struct ovs_list actions OVS_GUARDED;    /* 'dp_xdp_action_upcall's. */
     size_t n_actions OVS_GUARDED;           /* Length of 'actions'. */

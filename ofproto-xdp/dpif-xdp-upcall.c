@@ -35,7 +35,13 @@
  * Handlers.  Ring i belongs to handler thread i % n_handlers, which reads
  * it in recv() and sleeps on its fd in recv_wait().  A burst on one CPU
  * therefore cannot delay the rings of other handlers, and each handler's
- * queue is bounded (DP_XDP_HANDLER_QUEUE).
+ * queue is bounded (DP_XDP_HANDLER_QUEUE).  Within a handler's queue an
+ * ingress port may hold only DP_XDP_HANDLER_PORT_QUEUE entries: a handler
+ * drains a ring whole when its queue runs empty, so with a single bound a
+ * port that floods misses (within its XDP budget, which can exceed what
+ * one handler takes) filled the queue at every drain, and the first
+ * packets of other ports' new flows were dropped as often as not
+ * (ovs-xdp-bench storm: 17 of 31).
  *
  * A MISS becomes a DPIF_UC_MISS upcall: the key is built by OVS's own
  * flow_extract() and odp_flow_key_from_flow(), so ofproto sees exactly what
@@ -114,8 +120,9 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
  * XDP_DP_SAMPLE_WAKEUP records (see "Sampling" in datapath/xdp-dp.h). */
 #define DP_XDP_SAMPLE_POLL_MS 50
 
-/* Most upcalls queued for one handler. */
+/* Most upcalls queued for one handler, and for one ingress port there. */
 #define DP_XDP_HANDLER_QUEUE 1024
+#define DP_XDP_HANDLER_PORT_QUEUE (DP_XDP_HANDLER_QUEUE / 8)
 
 /* Most slow-path packets executed in one recv() call. */
 #define DP_XDP_RECV_BATCH 64
@@ -188,7 +195,9 @@ ring_sample(void *dp_, int cpu OVS_UNUSED, void *data, __u32 size)
                      dp->name, size);
         return;
     }
-    if (h->n_queued >= DP_XDP_HANDLER_QUEUE) {
+    uint32_t port = up->in_port < DP_XDP_MAX_PORTS ? up->in_port : 0;
+    if (h->n_queued >= DP_XDP_HANDLER_QUEUE
+        || h->port_queued[port] >= DP_XDP_HANDLER_PORT_QUEUE) {
         COVERAGE_INC(xdp_upcall_queue_full);
         atomic_add_relaxed(&dp->n_queue_lost, 1, &(uint64_t) { 0 });
         return;
@@ -216,6 +225,7 @@ ring_sample(void *dp_, int cpu OVS_UNUSED, void *data, __u32 size)
     }
     ovs_list_push_back(&h->queue, &buf->node);
     h->n_queued++;
+    h->port_queued[port]++;
 }
 
 static void
@@ -351,6 +361,7 @@ handler_purge(struct dp_xdp_handler *h)
         free(buf);
     }
     h->n_queued = 0;
+    memset(h->port_queued, 0, DP_XDP_MAX_PORTS * sizeof *h->port_queued);
 
     ovs_mutex_lock(&h->mutex);
     LIST_FOR_EACH_POP (au, node, &h->actions) {
@@ -367,6 +378,7 @@ handlers_destroy(struct dp_xdp *dp)
         struct dp_xdp_handler *h = &dp->handlers[i];
 
         handler_purge(h);
+        free(h->port_queued);
         ovs_mutex_destroy(&h->mutex);
         seq_destroy(h->actions_seq);
     }
@@ -419,6 +431,7 @@ dp_xdp_handlers_set(struct dpif *dpif, uint32_t n_handlers)
         struct dp_xdp_handler *h = &dp->handlers[i];
 
         ovs_list_init(&h->queue);
+        h->port_queued = xcalloc(DP_XDP_MAX_PORTS, sizeof *h->port_queued);
         ovs_mutex_init(&h->mutex);
         ovs_list_init(&h->actions);
         h->actions_seq = seq_create();
@@ -1201,6 +1214,8 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
         buf = CONTAINER_OF(ovs_list_pop_front(&h->queue),
                            struct dp_xdp_upcall_buf, node);
         h->n_queued--;
+        h->port_queued[buf->up.in_port < DP_XDP_MAX_PORTS
+                       ? buf->up.in_port : 0]--;
         switch (buf->up.type) {
         case XDP_DP_UPCALL_MISS:
             if (execute_miss_uspace(dp, buf)) {
