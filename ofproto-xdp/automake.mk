@@ -23,6 +23,9 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/internal-port.c \
 	ofproto-xdp/internal-port.h \
 	ofproto-xdp/xdp-actions.c \
+	ofproto-xdp/xdp-actions-format.c \
+	ofproto-xdp/xdp-actions-private.h \
+	ofproto-xdp/xdp-actions-set.c \
 	ofproto-xdp/xdp-actions.h \
 	ofproto-xdp/xdp-compile.c \
 	ofproto-xdp/xdp-compile.h \
