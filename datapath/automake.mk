@@ -14,6 +14,8 @@ datapath_bpf_headers = \
 	datapath/xdp-dp-parse.h \
 	datapath/xdp-dp-police.h \
 	datapath/xdp-dp-meter.h \
+	datapath/xdp-dp-rewrite.h \
+	datapath/xdp-dp-tc.h \
 	datapath/xdp-dp-tnl.h
 
 datapath_bpf_sources = \

@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* Copyright (c) 2026 The ovs-xdp authors. */
+
+#ifndef XDP_DP_REWRITE_H
+#define XDP_DP_REWRITE_H 1
+
+/* Header rewrites in XDP: VLAN push and pop, and the set actions on
+ * Ethernet, IPv4, IPv6 and L4 ports.
+ *
+ * IPv4 header checksums are updated incrementally (RFC 1624) as each
+ * field changes.  The TCP or UDP checksum, which covers the addresses
+ * through the pseudo-header, is not touched here: each rewrite adds its
+ * change to the packet's 'struct l4_csum_diff' (see xdp-dp.bpf.c), and the
+ * output applies the sum once, in XDP, or in the TC half when the
+ * checksum is partial (an offloaded checksum of a local sender, whose
+ * field holds the pseudo-header sum).  Included by xdp-dp.bpf.c, after
+ * the definitions these functions use. */
+
+/* Incremental checksum update (RFC 1624) of '*sum' for a 32-bit field
+ * changing from 'from' to 'to'. */
+static __always_inline void
+csum_replace4(__sum16 *sum, __be32 from, __be32 to)
+{
+    __u32 s = (__u16) ~*sum;
+
+    s += (__u16) ~from + (__u16) ~(from >> 16);
+    s += (__u16) to + (__u16) (to >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    *sum = ~s;
+}
+
+static __always_inline void
+csum_replace2(__sum16 *sum, __be16 from, __be16 to)
+{
+    __u32 s = (__u16) ~*sum;
+
+    s += (__u16) ~from + (__u16) to;
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    *sum = ~s;
+}
+
+/* Offset of the L3 header, past the Ethernet header, up to two VLAN
+ * headers and an 802.2 LLC/SNAP header (as xdp_parse_l2__() finds them),
+ * or -1 if the frame is too short. */
+static __always_inline int
+l3_offset(void *data, void *data_end)
+{
+    struct ethhdr *eth = data;
+    int off = sizeof *eth;
+    __be16 type;
+
+    if ((void *) (eth + 1) > data_end) {
+        return -1;
+    }
+    type = eth->h_proto;
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        if (type != ETH_P_8021Q_BE && type != ETH_P_8021AD_BE) {
+            break;
+        }
+        __be16 *inner = data + off + 2;
+        if ((void *) (inner + 1) > data_end) {
+            return -1;
+        }
+        type = *inner;
+        off += 4;
+    }
+    if (bpf_ntohs(type) < ETH_P_802_3_MIN) {
+        /* A length, then LLC (AA AA 03), SNAP OUI 0, and the Ethertype:
+         * 8 bytes before the L3 header. */
+        __u8 *llc = data + off;
+        if ((void *) (llc + 8) > data_end) {
+            return -1;
+        }
+        if (llc[0] == 0xaa && llc[1] == 0xaa && llc[2] == 0x03
+            && !llc[3] && !llc[4] && !llc[5]) {
+            off += 8;
+        }
+    }
+    return off;
+}
+
+/* The L3 header of the frame in 'ctx' (see l3_offset()), if the frame
+ * holds 'size' bytes of it, otherwise NULL. */
+static __always_inline void *
+l3_header(struct xdp_md *ctx, __u32 size)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    int off = l3_offset(data, data_end);
+
+    if (off < 0 || off > 64 || data + off + size > data_end) {
+        return NULL;
+    }
+    return data + off;
+}
+
+static __always_inline int
+do_push_vlan(struct xdp_md *ctx, const struct xdp_vlan_hdr *vlan)
+{
+    if (bpf_xdp_adjust_head(ctx, -4)) {
+        return -1;
+    }
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    if (data + 16 > data_end) {
+        return -1;
+    }
+    __builtin_memmove(data, data + 4, 12);
+    __be16 *hdr = data + 12;
+    hdr[0] = vlan->tpid;
+    hdr[1] = vlan->tci & ~bpf_htons(XDP_VLAN_CFI);
+    return 0;
+}
+
+static __always_inline int
+do_pop_vlan(struct xdp_md *ctx)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+
+    if (data + 18 > data_end) {
+        return -1;
+    }
+    __be16 type = *(__be16 *) (data + 12);
+    if (type != ETH_P_8021Q_BE && type != ETH_P_8021AD_BE) {
+        return 0;
+    }
+    __builtin_memmove(data + 4, data, 12);
+    return bpf_xdp_adjust_head(ctx, 4) ? -1 : 0;
+}
+
+static __always_inline int
+do_set_eth(struct xdp_md *ctx, const struct xdp_dp_action *a)
+{
+    __u8 *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+
+    if ((void *) (data + 12) > data_end) {
+        return -1;
+    }
+#pragma unroll
+    for (int i = 0; i < 6; i++) {
+        data[i] = (data[i] & ~a->eth.dst_mask[i])
+                  | (a->eth.dst[i] & a->eth.dst_mask[i]);
+        data[6 + i] = (data[6 + i] & ~a->eth.src_mask[i])
+                      | (a->eth.src[i] & a->eth.src_mask[i]);
+    }
+    return 0;
+}
+
+static __always_inline __u16
+csum_fold16(__u32 s)
+{
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    return s;
+}
+
+static __always_inline __u32
+csum_diff4(__be32 from, __be32 to)
+{
+    return ((__u16) ~from + (__u16) ~(from >> 16)
+            + (__u16) to + (__u16) (to >> 16));
+}
+
+static __always_inline int
+do_set_ipv4(struct xdp_md *ctx, const struct xdp_dp_action *a,
+            const struct xdp_flow_key *key, struct l4_csum_diff *diff)
+{
+    struct iphdr *ip = l3_header(ctx, sizeof *ip);
+
+    if (!ip) {
+        return -1;
+    }
+    /* The addresses are in the TCP and UDP pseudo-header; later
+     * fragments have no L4 header. */
+    int l4 = ((ip->protocol == IPPROTO_TCP || ip->protocol == IPPROTO_UDP)
+               && !(key->nw_frag & XDP_NW_FRAG_LATER));
+
+    if (a->ipv4.src_mask) {
+        __be32 old = ip->saddr;
+        __be32 new = (old & ~a->ipv4.src_mask) | (a->ipv4.src & a->ipv4.src_mask);
+        csum_replace4(&ip->check, old, new);
+        if (l4) {
+            diff->pseudo += csum_diff4(old, new);
+        }
+        ip->saddr = new;
+    }
+    if (a->ipv4.dst_mask) {
+        __be32 old = ip->daddr;
+        __be32 new = (old & ~a->ipv4.dst_mask) | (a->ipv4.dst & a->ipv4.dst_mask);
+        csum_replace4(&ip->check, old, new);
+        if (l4) {
+            diff->pseudo += csum_diff4(old, new);
+        }
+        ip->daddr = new;
+    }
+    if (a->ipv4.tos_mask || a->ipv4.ttl_mask) {
+        __be16 *word0 = (__be16 *) ip;          /* version, ihl, tos */
+        __be16 *word4 = (__be16 *) ip + 4;      /* ttl, protocol */
+        __be16 old0 = *word0, old4 = *word4;
+
+        ip->tos = (ip->tos & ~a->ipv4.tos_mask)
+                  | (a->ipv4.tos & a->ipv4.tos_mask);
+        ip->ttl = (ip->ttl & ~a->ipv4.ttl_mask)
+                  | (a->ipv4.ttl & a->ipv4.ttl_mask);
+        csum_replace2(&ip->check, old0, *word0);
+        csum_replace2(&ip->check, old4, *word4);
+    }
+    return 0;
+}
+
+/* The offset of the L4 header of the IPv6 packet in 'ctx' if it follows
+ * the IPv6 header directly (no extension headers) and is 'key''s
+ * transport protocol, otherwise -1. */
+static __always_inline int
+ipv6_l4_offset(struct xdp_md *ctx, const struct xdp_flow_key *key)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    int off = l3_offset(data, data_end);
+
+    if (off < 0 || off > 64 || key->eth_type != bpf_htons(ETH_P_IPV6)) {
+        return -1;
+    }
+    struct ipv6hdr *ip6 = data + off;
+    if ((void *) (ip6 + 1) > data_end || ip6->nexthdr != key->nw_proto) {
+        return -1;
+    }
+    return off + sizeof *ip6;
+}
+
+/* Whether the L4 checksum of a packet of 'key''s protocol covers the IP
+ * pseudo-header. */
+static __always_inline int
+l4_has_pseudo_hdr(const struct xdp_flow_key *key)
+{
+    return (key->nw_proto == IPPROTO_TCP || key->nw_proto == IPPROTO_UDP
+            || (key->nw_proto == IPPROTO_ICMPV6
+                && key->eth_type == bpf_htons(ETH_P_IPV6)));
+}
+
+/* The TCP, UDP or ICMPv6 checksum of the IP packet in 'ctx', or NULL if it
+ * has none (another protocol, a later fragment, a UDP checksum of zero, an
+ * IPv6 packet with extension headers). */
+static __always_inline __sum16 *
+l4_csum(struct xdp_md *ctx, const struct xdp_flow_key *key)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    int off = l3_offset(data, data_end);
+    __u8 proto;
+
+    if (off < 0 || off > 64 || key->nw_frag & XDP_NW_FRAG_LATER) {
+        return NULL;
+    }
+    if (key->eth_type == bpf_htons(ETH_P_IP)) {
+        struct iphdr *ip = data + off;
+        if ((void *) (ip + 1) > data_end) {
+            return NULL;
+        }
+        off += ip->ihl * 4;
+        proto = ip->protocol;
+    } else {
+        off = ipv6_l4_offset(ctx, key);
+        proto = key->nw_proto;
+    }
+    if (off < 0 || off > 128) {
+        return NULL;
+    }
+    if (proto == IPPROTO_ICMPV6 && key->eth_type == bpf_htons(ETH_P_IPV6)) {
+        struct icmp6hdr *icmp6 = data + off;
+        return (void *) (icmp6 + 1) <= data_end ? &icmp6->icmp6_cksum : NULL;
+    } else if (proto == IPPROTO_TCP) {
+        struct tcphdr *tcp = data + off;
+        return (void *) (tcp + 1) <= data_end ? &tcp->check : NULL;
+    } else if (proto == IPPROTO_UDP) {
+        struct udphdr *udp = data + off;
+        return (void *) (udp + 1) <= data_end && udp->check
+               ? &udp->check : NULL;
+    }
+    return NULL;
+}
+
+/* Applies 'diff' to the packet's TCP or UDP checksum, taken to be a full
+ * one: for outputs that stay XDP frames (see struct xdp_dp_skb_meta for
+ * the others). */
+static __always_inline void
+apply_l4_csum_diff(struct xdp_md *ctx, const struct xdp_flow_key *key,
+                   const struct l4_csum_diff *diff)
+{
+    __sum16 *check;
+
+    if (!diff->pseudo && !diff->other) {
+        return;
+    }
+    check = l4_csum(ctx, key);
+    if (check) {
+        __u16 sum = ~csum_fold16((__u16) ~*check + csum_fold16(diff->pseudo)
+                                 + csum_fold16(diff->other));
+
+        *check = sum ? sum : (key->nw_proto == IPPROTO_UDP ? 0xffff : 0);
+    }
+}
+
+static __always_inline int
+do_set_l4_ports(struct xdp_md *ctx, const struct xdp_dp_action *a,
+                const struct xdp_flow_key *key, struct l4_csum_diff *diff)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    int off = l3_offset(data, data_end);
+    __be16 *ports;
+
+    if (off < 0 || off > 64 || key->nw_frag & XDP_NW_FRAG_LATER
+        || key->nw_proto != a->l4.proto) {
+        return -1;
+    }
+    if (key->eth_type == bpf_htons(ETH_P_IP)) {
+        struct iphdr *ip = data + off;
+        if ((void *) (ip + 1) > data_end) {
+            return -1;
+        }
+        off += ip->ihl * 4;
+    } else {
+        /* execute() made sure there are no extension headers. */
+        off = ipv6_l4_offset(ctx, key);
+    }
+    if (off < 0 || off > 128) {
+        return -1;
+    }
+    if (a->l4.proto == IPPROTO_TCP) {
+        struct tcphdr *tcp = data + off;
+        if ((void *) (tcp + 1) > data_end) {
+            return -1;
+        }
+        ports = (__be16 *) tcp;
+    } else {
+        struct udphdr *udp = data + off;
+        if ((void *) (udp + 1) > data_end) {
+            return -1;
+        }
+        ports = (__be16 *) udp;
+    }
+
+    __be16 src = (ports[0] & ~a->l4.src_mask) | (a->l4.src & a->l4.src_mask);
+    __be16 dst = (ports[1] & ~a->l4.dst_mask) | (a->l4.dst & a->l4.dst_mask);
+    diff->other += ((__u16) ~ports[0] + (__u16) src
+                    + (__u16) ~ports[1] + (__u16) dst);
+    ports[0] = src;
+    ports[1] = dst;
+    return 0;
+}
+
+static __always_inline int
+do_set_ipv6_addr(struct xdp_md *ctx, const struct xdp_dp_action *a,
+                 const struct xdp_flow_key *key, struct l4_csum_diff *diff)
+{
+    struct ipv6hdr *ip6 = l3_header(ctx, sizeof *ip6);
+
+    if (!ip6) {
+        return -1;
+    }
+    __be32 *addr = (__be32 *) (a->ipv6_addr.dst ? &ip6->daddr : &ip6->saddr);
+    const __be32 *new = (const __be32 *) a->ipv6_addr.addr;
+    int pseudo = (l4_has_pseudo_hdr(key)
+                  && !(key->nw_frag & XDP_NW_FRAG_LATER));
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        if (pseudo) {
+            diff->pseudo += csum_diff4(addr[i], new[i]);
+        }
+        addr[i] = new[i];
+    }
+    return 0;
+}
+
+static __always_inline int
+do_set_ipv6(struct xdp_md *ctx, const struct xdp_dp_action *a)
+{
+    struct ipv6hdr *ip6 = l3_header(ctx, sizeof *ip6);
+
+    if (!ip6) {
+        return -1;
+    }
+    /* Version (4 bits), traffic class (8), flow label (20). */
+    __be32 *word0 = (__be32 *) ip6;
+    __u32 w = bpf_ntohl(*word0);
+    __u32 tclass = (w >> 20) & 0xff;
+
+    tclass = (tclass & ~a->ipv6.tclass_mask)
+             | (a->ipv6.tclass & a->ipv6.tclass_mask);
+    w = (w & 0xf00fffff) | (tclass << 20);
+    w = (w & ~bpf_ntohl(a->ipv6.label_mask))
+        | (bpf_ntohl(a->ipv6.label) & bpf_ntohl(a->ipv6.label_mask));
+    *word0 = bpf_htonl(w);
+    ip6->hop_limit = (ip6->hop_limit & ~a->ipv6.hlimit_mask)
+                     | (a->ipv6.hlimit & a->ipv6.hlimit_mask);
+    return 0;
+}
+
+#endif /* xdp-dp-rewrite.h */

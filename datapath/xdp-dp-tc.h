@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
+/* Copyright (c) 2026 The ovs-xdp authors. */
+
+#ifndef XDP_DP_TC_H
+#define XDP_DP_TC_H 1
+
+/* The TC half of the datapath (xdp_dp_tc), on each port's ingress.
+ *
+ * XDP cannot clone a frame, set an skb's priority, push a tunnel header
+ * onto a GSO segment or tell an offloaded (partial) checksum from a full
+ * one.  So where a flow's outputs need any of that, XDP leaves a 'struct
+ * xdp_dp_skb_meta' in front of the frame and passes it up; the TC program
+ * that runs next on the same skb takes it, fixes the L4 checksum by the
+ * difference the rewrites left, sets the priority, pushes the tunnel
+ * header, and redirects the skb to each output (cloning it to all but the
+ * last, which it may cut).  It also sends up the upcalls of frames that
+ * arrived in generic mode (XDP_DP_SKB_META_F_UPCALL), which may be whole
+ * GSO segments, with their outer VLAN tag taken out into the skb.  A
+ * frame without the metadata's magic is not ours: it passes on
+ * untouched.  Included by xdp-dp.bpf.c. */
+
+/* The offset of the TCP or UDP checksum of the IPv4 packet in 'skb', or
+ * -1 if it has none; sets '*udp' for UDP.  Outer VLAN tags may be in the
+ * packet or already taken out into the skb's metadata: both work. */
+static __always_inline int
+tc_l4_csum_offset(struct __sk_buff *skb, int *udp)
+{
+    __be16 type;
+    int off = 12;
+    __u8 b[8];
+
+    if (bpf_skb_load_bytes(skb, off, &type, 2)) {
+        return -1;
+    }
+    off += 2;
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        if (type != ETH_P_8021Q_BE && type != ETH_P_8021AD_BE) {
+            break;
+        }
+        if (bpf_skb_load_bytes(skb, off + 2, &type, 2)) {
+            return -1;
+        }
+        off += 4;
+    }
+    if (bpf_ntohs(type) < ETH_P_802_3_MIN) {
+        /* LLC/SNAP, as l3_offset() takes it. */
+        if (bpf_skb_load_bytes(skb, off, b, 8)) {
+            return -1;
+        }
+        if (b[0] != 0xaa || b[1] != 0xaa || b[2] != 0x03 || b[3] || b[4]
+            || b[5]) {
+            return -1;
+        }
+        type = *(__be16 *) &b[6];
+        off += 8;
+    }
+    if (type == bpf_htons(ETH_P_IPV6)) {
+        /* As XDP did it: no extension headers (see execute()). */
+        __u8 nexthdr;
+
+        if (bpf_skb_load_bytes(skb, off + 6, &nexthdr, 1)) {
+            return -1;
+        }
+        off += 40;
+        if (nexthdr == IPPROTO_TCP) {
+            *udp = 0;
+            return off + __builtin_offsetof(struct tcphdr, check);
+        } else if (nexthdr == IPPROTO_UDP) {
+            *udp = 1;
+            return off + __builtin_offsetof(struct udphdr, check);
+        } else if (nexthdr == IPPROTO_ICMPV6) {
+            *udp = 0;
+            return off + __builtin_offsetof(struct icmp6hdr, icmp6_cksum);
+        }
+        return -1;
+    } else if (type != bpf_htons(ETH_P_IP)) {
+        return -1;
+    }
+
+    struct iphdr ip;
+    if (bpf_skb_load_bytes(skb, off, &ip, sizeof ip)
+        || ip.frag_off & bpf_htons(0x1fff)) {
+        return -1;
+    }
+    off += ip.ihl * 4;
+    if (ip.protocol == IPPROTO_TCP) {
+        *udp = 0;
+        return off + __builtin_offsetof(struct tcphdr, check);
+    } else if (ip.protocol == IPPROTO_UDP) {
+        *udp = 1;
+        return off + __builtin_offsetof(struct udphdr, check);
+    }
+    return -1;
+}
+
+/* The TC ingress half of outputs through the stack (see pass_to_tc()):
+ * fixes up the TCP or UDP checksum for the rewrites XDP made (partial or
+ * full, as bpf_l4_csum_replace() knows), clones the skb to every output
+ * but the last, and redirects it to the last.  Frames without our
+ * metadata go on to the stack. */
+SEC("tc")
+int
+xdp_dp_tc(struct __sk_buff *skb)
+{
+    struct xdp_dp_skb_meta *meta = (void *) (long) skb->data_meta;
+    __u32 ifindex[XDP_DP_MAX_OUTPUTS];
+    __u32 pseudo, other, flags;
+    __u32 n;
+
+    if ((void *) (meta + 1) > (void *) (long) skb->data
+        || meta->magic != XDP_DP_SKB_META_MAGIC) {
+        return TC_ACT_OK;
+    }
+    if (meta->flags & XDP_DP_SKB_META_F_UPCALL) {
+        struct xdp_dp_upcall up = {
+            .type = meta->up.type,
+            .in_port = meta->up.in_port,
+            .slot = meta->up.slot,
+            .pkt_len = skb->len,
+            .recirc_id = meta->up.recirc_id,
+            .dp_hash = meta->up.dp_hash,
+            .gso_size = skb->gso_size,
+            .ct = meta->up.ct,
+        };
+        /* The stack takes a frame's outer VLAN tag out into the skb
+         * (skb_vlan_untag()) after generic XDP and before TC: the
+         * perf output copies the frame without it. */
+        if (skb->vlan_present) {
+            up.vlan_tpid = skb->vlan_proto;
+            up.vlan_tci = bpf_htons(skb->vlan_tci);
+        }
+        __u64 len = skb->len;
+
+        if (bpf_perf_event_output(skb, &xdp_dp_upcalls,
+                                  BPF_F_CURRENT_CPU | (len << 32),
+                                  &up, sizeof up)) {
+            COUNT(n_lost, 1);
+        }
+        return TC_ACT_SHOT;
+    }
+    n = meta->n_outputs;
+    if (!n || n > XDP_DP_MAX_OUTPUTS) {
+        COUNT(n_tc_error, 1);
+        return TC_ACT_SHOT;
+    }
+    /* bpf_clone_redirect() and the checksum helpers invalidate packet
+     * pointers, 'meta' too. */
+    flags = meta->flags;
+    if (flags & XDP_DP_SKB_META_F_PRIORITY) {
+        /* For the qdisc of the device it leaves by (see "Queues and
+         * truncation"). */
+        skb->priority = meta->ifindex[XDP_DP_MAX_OUTPUTS - 1];
+    }
+    __u32 trunc_len = (flags & XDP_DP_SKB_META_F_TRUNC
+                       ? meta->ifindex[XDP_DP_MAX_OUTPUTS - 1] : 0);
+    pseudo = meta->csum_pseudo;
+    other = meta->csum_other;
+#pragma unroll
+    for (int i = 0; i < XDP_DP_MAX_OUTPUTS; i++) {
+        ifindex[i] = meta->ifindex[i];
+    }
+
+    if (flags & XDP_DP_SKB_META_F_L4_CSUM) {
+        int udp = 0;
+        int off = tc_l4_csum_offset(skb, &udp);
+
+        if (off >= 0) {
+            __u64 mm0 = udp ? BPF_F_MARK_MANGLED_0 : 0;
+
+            if ((pseudo && bpf_l4_csum_replace(skb, off, 0, pseudo,
+                                               BPF_F_PSEUDO_HDR | mm0))
+                || (other && bpf_l4_csum_replace(skb, off, 0, other, mm0))) {
+                COUNT(n_tc_error, 1);
+                return TC_ACT_SHOT;
+            }
+        }
+    }
+
+    if (flags & XDP_DP_SKB_META_F_TNL_PUSH && tc_tnl_push(skb)) {
+        COUNT(n_tc_error, 1);
+        return TC_ACT_SHOT;
+    }
+
+#pragma unroll
+    for (int i = 0; i < XDP_DP_MAX_OUTPUTS - 1; i++) {
+        if (i + 1 < n) {
+            bpf_clone_redirect(skb, ifindex[i], 0);
+        }
+    }
+    __u32 last = n - 1;
+    if (last >= XDP_DP_MAX_OUTPUTS
+        || (trunc_len && skb->len > trunc_len
+            && bpf_skb_change_tail(skb, trunc_len, 0))) {
+        COUNT(n_tc_error, 1);
+        return TC_ACT_SHOT;
+    }
+    COUNT(n_tc_redirected, 1);
+    return bpf_redirect(ifindex[last], 0);
+}
+
+#endif /* xdp-dp-tc.h */
