@@ -44,6 +44,8 @@ static const struct bench_mode {
       "ns per packet: compiled against generic program, 1 to 64 masks" },
     { "tcp", bench_tcp_main,
       "TCP bulk throughput (iperf3) between two namespaces" },
+    { "fuzz", bench_fuzz_main,
+      "random tables and frames: xdp against dpif-netdev, byte for byte" },
 };
 
 static void
