@@ -349,7 +349,12 @@ fuzz_add_bridge(struct fuzz *fuzz, const char *name,
     }
     if (bench_ovs_add_bridge(&fuzz->ovs, name, datapath_type, NULL, ports,
                              fuzz->opts.n_ports, NULL, 0, &why)) {
-        ovs_fatal(0, "cannot add bridge %s: %s", name, ds_cstr(&why));
+        if (fuzz->ovs.dir) {
+            bench_run(&output, "grep -E '\\|(WARN|ERR|EMER)\\|' "
+                      "%s/ovs-vswitchd.log | tail -n 5", fuzz->ovs.dir);
+        }
+        ovs_fatal(0, "cannot add bridge %s: %s\n%s", name, ds_cstr(&why),
+                  ds_cstr(&output));
     }
     /* OpenFlow 1.5 for the groups' selection_method. */
     status = bench_ovs_run(&fuzz->ovs, &output,
@@ -461,7 +466,7 @@ bench_fuzz_main(int argc, char *argv[])
         snprintf(role, sizeof role, "fx%c", (char) ('a' + i));
         fuzz_pair_create(&fuzz.xdp_ports[i], role, mac);
     }
-    fprintf(stderr, "topology: namespaces %s..., %s...; bridges "
+    fprintf(stderr, "topology: namespaces %s, %s and the like; bridges "
             "oxbfzn%ld (netdev), oxbfzx%ld (xdp), %u ports each\n",
             fuzz.netdev_ports[0].ns, fuzz.xdp_ports[0].ns, pid, pid,
             fuzz.opts.n_ports);
