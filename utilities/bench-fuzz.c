@@ -19,7 +19,11 @@
  *
  * This mode builds the sandbox: one private ovsdb-server and
  * ovs-vswitchd-xdp (bench_ovs_start()), which serves both datapath types,
- * with two bridges, "oxbfzn<pid>" of datapath_type=netdev (the reference)
+ * the latter in a network namespace of its own, "oxb-fzs-<pid>": dpif-netdev
+ * makes a tap device named "ovs-netdev" for its datapath, a name that any
+ * other userspace datapath on the machine (a test's, a benchmark's) needs
+ * too.  Only the network namespace changes (nsenter --net), so that the
+ * daemon still sees the machine's bpffs.  The daemon has two bridges, "oxbfzn<pid>" of datapath_type=netdev (the reference)
  * and "oxbfzx<pid>" of datapath_type=xdp (under test), each with the same
  * number of ports.  Every port is a veth pair whose far end sits in a
  * namespace of its own (bench_pair_create()), quietened so that nothing
@@ -38,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +74,11 @@ struct fuzz {
     struct bench_ovs ovs;       /* The private Open vSwitch. */
     struct bench_pair netdev_ports[FUZZ_MAX_PORTS]; /* Reference bridge's. */
     struct bench_pair xdp_ports[FUZZ_MAX_PORTS];    /* xdp bridge's. */
+    char *switch_ns;            /* Namespace of ovs-vswitchd-xdp and of
+                                 * the switch side of every veth pair. */
+    bool switch_ns_created;     /* 'switch_ns' made, to be removed. */
+    char *wrapper;              /* Script that starts ovs-vswitchd-xdp in
+                                 * 'switch_ns'. */
     char *netdev_bridge;        /* Name of the reference bridge. */
     char *xdp_bridge;           /* Name of the bridge under test. */
     pid_t child;                /* The script while it runs, else 0. */
@@ -298,16 +308,76 @@ fuzz_cleanup(void *fuzz_)
     }
     bench_ovs_destroy(&fuzz->ovs);
     for (size_t i = 0; i < FUZZ_MAX_PORTS; i++) {
+        /* Deleting the far end's namespace deletes the pair, whose switch
+         * side is in 'switch_ns'. */
         bench_pair_destroy(&fuzz->netdev_ports[i]);
         bench_pair_destroy(&fuzz->xdp_ports[i]);
     }
+    if (fuzz->switch_ns) {
+        bench_netns_remove(fuzz->switch_ns, &fuzz->switch_ns_created);
+    }
+    if (fuzz->wrapper) {
+        unlink(fuzz->wrapper);
+        free(fuzz->wrapper);
+        fuzz->wrapper = NULL;
+    }
+}
+
+/* Makes the switch's namespace, with IPv6 off for every device that will
+ * be in it, and the script that starts ovs-vswitchd-xdp there, which
+ * becomes the daemon that bench_ovs_start() runs. */
+static void
+fuzz_switch_ns_create(struct fuzz *fuzz)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    struct ds why = DS_EMPTY_INITIALIZER;
+    long pid = getpid();
+    FILE *stream;
+    int status;
+
+    fuzz->switch_ns = xasprintf("%s-fzs-%ld", BENCH_PREFIX, pid);
+    status = bench_run(&output, "ip netns add %s", fuzz->switch_ns);
+    if (status) {
+        bench_explain(&why, "ip netns add", status, &output);
+        ovs_fatal(0, "cannot build the topology: %s", ds_cstr(&why));
+    }
+    fuzz->switch_ns_created = true;
+    status = bench_run(&output, "nsenter --net=/run/netns/%s sh -c '"
+                       "ip link set lo up"
+                       " && sysctl -qw net.ipv6.conf.all.disable_ipv6=1"
+                       " && sysctl -qw net.ipv6.conf.default.disable_ipv6=1'",
+                       fuzz->switch_ns);
+    if (status) {
+        bench_explain(&why, "setting up the switch's namespace", status,
+                      &output);
+        ovs_fatal(0, "cannot build the topology: %s", ds_cstr(&why));
+    }
+
+    fuzz->wrapper = xasprintf("/tmp/%s-fzs-%ld.sh", BENCH_PREFIX, pid);
+    stream = fopen(fuzz->wrapper, "we");
+    if (!stream) {
+        ovs_fatal(errno, "%s", fuzz->wrapper);
+    }
+    /* Named "ovs-vswitchd" (exec -a), so that its pid file and control
+     * socket are where bench_ovs_start() and ovs-appctl look. */
+    fprintf(stream, "#! /bin/bash\n"
+            "# ovs-vswitchd-xdp in the namespace of ovs-xdp-bench fuzz.\n"
+            "exec nsenter --net=/run/netns/%s /bin/bash -c "
+            "'exec -a ovs-vswitchd \"$0\" \"$@\"' %s \"$@\"\n",
+            fuzz->switch_ns, fuzz->opts.vswitchd_xdp);
+    if (fclose(stream) || chmod(fuzz->wrapper, 0755)) {
+        ovs_fatal(errno, "%s", fuzz->wrapper);
+    }
+    ds_destroy(&output);
+    ds_destroy(&why);
 }
 
 /* Makes veth pair 'pair' with its far end in a namespace of its own and
- * quietens both ends: whatever crosses the pair must be the fuzzer's. */
+ * the switch side in the switch's namespace, and quietens both ends:
+ * whatever crosses the pair must be the fuzzer's. */
 static void
-fuzz_pair_create(struct bench_pair *pair, const char *role,
-                 struct eth_addr mac)
+fuzz_pair_create(const struct fuzz *fuzz, struct bench_pair *pair,
+                 const char *role, struct eth_addr mac)
 {
     struct ds output = DS_EMPTY_INITIALIZER;
     struct ds why = DS_EMPTY_INITIALIZER;
@@ -317,15 +387,19 @@ fuzz_pair_create(struct bench_pair *pair, const char *role,
         ovs_fatal(0, "cannot build the topology: %s", ds_cstr(&why));
     }
     status = bench_run(&output,
+                       "ip link set %s netns %s"
+                       " && nsenter --net=/run/netns/%s sh -c '"
                        "sysctl -qw net.ipv6.conf.%s.disable_ipv6=1"
                        " && ip link set %s arp off"
+                       " && ip link set %s up'"
                        " && nsenter --net=/run/netns/%s sh -c '"
                        "sysctl -qw net.ipv6.conf.all.disable_ipv6=1"
                        " && sysctl -qw net.ipv6.conf.%s.disable_ipv6=1"
                        " && ip link set %s arp off"
                        " && { ethtool -K %s gro off 2>/dev/null || :; }'",
-                       pair->root_name, pair->root_name, pair->ns,
-                       pair->ns_name, pair->ns_name, pair->ns_name);
+                       pair->root_name, fuzz->switch_ns, fuzz->switch_ns,
+                       pair->root_name, pair->root_name, pair->root_name,
+                       pair->ns, pair->ns_name, pair->ns_name, pair->ns_name);
     if (status) {
         bench_explain(&why, "quietening the veth pair", status, &output);
         ovs_fatal(0, "cannot build the topology: %s", ds_cstr(&why));
@@ -451,9 +525,13 @@ bench_fuzz_main(int argc, char *argv[])
         ovs_fatal(0, "fuzz: must run as root (network namespaces and XDP "
                   "need it)");
     }
-    bench_ovs_init(&fuzz.ovs, "ovs-vswitchd-xdp", fuzz.opts.vswitchd_xdp,
-                   NULL);
+    if (!fuzz.opts.vswitchd_xdp) {
+        ovs_fatal(0, "fuzz: no ovs-vswitchd-xdp binary was found (use "
+                  "--vswitchd-xdp)");
+    }
     fatal_signal_add_hook(fuzz_cleanup, NULL, &fuzz, true);
+    fuzz_switch_ns_create(&fuzz);
+    bench_ovs_init(&fuzz.ovs, "ovs-vswitchd-xdp", fuzz.wrapper, NULL);
 
     for (size_t i = 0; i < fuzz.opts.n_ports; i++) {
         struct eth_addr mac = ETH_ADDR_C(02,6f,78,62,00,00);
@@ -461,15 +539,15 @@ bench_fuzz_main(int argc, char *argv[])
 
         mac.ea[5] = i + 1;
         snprintf(role, sizeof role, "fn%c", (char) ('a' + i));
-        fuzz_pair_create(&fuzz.netdev_ports[i], role, mac);
+        fuzz_pair_create(&fuzz, &fuzz.netdev_ports[i], role, mac);
         mac.ea[4] = 1;
         snprintf(role, sizeof role, "fx%c", (char) ('a' + i));
-        fuzz_pair_create(&fuzz.xdp_ports[i], role, mac);
+        fuzz_pair_create(&fuzz, &fuzz.xdp_ports[i], role, mac);
     }
-    fprintf(stderr, "topology: namespaces %s, %s and the like; bridges "
-            "oxbfzn%ld (netdev), oxbfzx%ld (xdp), %u ports each\n",
-            fuzz.netdev_ports[0].ns, fuzz.xdp_ports[0].ns, pid, pid,
-            fuzz.opts.n_ports);
+    fprintf(stderr, "topology: namespaces %s, %s, %s and the like; "
+            "bridges oxbfzn%ld (netdev), oxbfzx%ld (xdp), %u ports each\n",
+            fuzz.switch_ns, fuzz.netdev_ports[0].ns, fuzz.xdp_ports[0].ns,
+            pid, pid, fuzz.opts.n_ports);
 
     fuzz.netdev_bridge = xasprintf("%sfzn%ld", BENCH_PREFIX, pid);
     fuzz_add_bridge(&fuzz, fuzz.netdev_bridge, "netdev", fuzz.netdev_ports);
