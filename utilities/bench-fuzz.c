@@ -23,9 +23,9 @@
  * makes a tap device named "ovs-netdev" for its datapath, a name that any
  * other userspace datapath on the machine (a test's, a benchmark's) needs
  * too.  Only the network namespace changes (nsenter --net), so that the
- * daemon still sees the machine's bpffs.  The daemon has two bridges, "oxbfzn<pid>" of datapath_type=netdev (the reference)
- * and "oxbfzx<pid>" of datapath_type=xdp (under test), each with the same
- * number of ports.  Every port is a veth pair whose far end sits in a
+ * daemon still sees the machine's bpffs.  The daemon has two bridges,
+ * "oxbfzn<pid>" of datapath_type=netdev (the reference) and "oxbfzx<pid>"
+ * of datapath_type=xdp (under test), each with the same number of ports.  Every port is a veth pair whose far end sits in a
  * namespace of its own (bench_pair_create()), quietened so that nothing
  * but the fuzzer's frames crosses it: IPv6 off, no address, no ARP, no
  * GRO.  The fuzzing itself (random tables, random frames, the comparison
