@@ -18,21 +18,22 @@
  * Open vSwitch's own userspace datapath (dpif-netdev).
  *
  * This mode builds the sandbox: one private ovsdb-server and
- * ovs-vswitchd-xdp (bench_ovs_start()), which serves both datapath types,
- * the latter in a network namespace of its own, "oxb-fzs-<pid>": dpif-netdev
- * makes a tap device named "ovs-netdev" for its datapath, a name that any
- * other userspace datapath on the machine (a test's, a benchmark's) needs
- * too.  Only the network namespace changes (nsenter --net), so that the
- * daemon still sees the machine's bpffs.  The daemon has two bridges,
+ * ovs-vswitchd-xdp (bench_ovs_start()), which serves both datapath types;
+ * the daemon runs in a network namespace of its own, "oxb-fzs-<pid>",
+ * because dpif-netdev makes a tap device named "ovs-netdev" for its
+ * datapath, a name that any other userspace datapath on the machine (a
+ * test's, a benchmark's) needs too.  Only the network namespace changes
+ * (nsenter --net), so that the daemon still sees the machine's bpffs.  The daemon has two bridges,
  * "oxbfzn<pid>" of datapath_type=netdev (the reference) and "oxbfzx<pid>"
- * of datapath_type=xdp (under test), each with the same number of ports.  Every port is a veth pair whose far end sits in a
- * namespace of its own (bench_pair_create()), quietened so that nothing
- * but the fuzzer's frames crosses it: IPv6 off, no address, no ARP, no
- * GRO.  The fuzzing itself (random tables, random frames, the comparison
- * of what leaves every port) is the script ovs-xdp-fuzz, installed next
- * to this program, which this mode runs with the sandbox's OVS_RUNDIR and
- * whose exit status it returns.  Everything is removed at the end, on
- * ovs_fatal() and on SIGINT or SIGTERM (the fatal_signal hook). */
+ * of datapath_type=xdp (under test), each with the same number of ports.
+ * Every port is a veth pair whose far end sits in a namespace of its own
+ * (bench_pair_create()), quietened so that nothing but the fuzzer's frames
+ * crosses it: IPv6 off, no address, no ARP, no GRO.  The fuzzing itself
+ * (random tables, random frames, the comparison of what leaves every
+ * port) is the script ovs-xdp-fuzz, installed next to this program, which
+ * this mode runs with the sandbox's OVS_RUNDIR and whose exit status it
+ * returns.  Everything is removed at the end, on ovs_fatal() and on
+ * SIGINT or SIGTERM (the fatal_signal hook). */
 
 #include <config.h>
 
