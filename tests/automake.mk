@@ -43,7 +43,8 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-meter.at \
 	tests/system-sample.at \
 	tests/system-tunnel.at \
-	tests/system-ovn.at
+	tests/system-ovn.at \
+	tests/system-fuzz.at
 
 TESTSUITE = tests/testsuite
 SYSTEM_TESTSUITE = tests/system-testsuite

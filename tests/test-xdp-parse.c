@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-/* test-xdp-parse [-v]: proves that the XDP packet parser
+/* test-xdp-parse [-v | --stdin]: proves that the XDP packet parser
  * (datapath/xdp-dp-parse.h) extracts the same flow key as Open vSwitch's
  * flow_extract().
  *
@@ -29,7 +29,10 @@
  * line per frame, then "N cases, M mismatches", and exits with status 1 if
  * M is not 0.  Frames shorter than an Ethernet header, which the kernel
  * does not pass to XDP, are reported as "skip NAME" and not counted.  With
- * -v it also prints OVS's flow for each frame.  Needs CAP_BPF. */
+ * -v it also prints OVS's flow for each frame.  With --stdin it runs the
+ * frames read from stdin instead of its table, one a line in hex (as
+ * "ovs-xdp-fuzz --dump-frames" writes them), and prints only the
+ * mismatches, each named by its frame.  Needs CAP_BPF. */
 
 #include <config.h>
 
@@ -57,10 +60,13 @@
 /* One frame of the table. */
 struct parse_case {
     const char *name;           /* Printed in the report. */
-    uint8_t data[512];          /* The frame. */
+    uint8_t data[2048];         /* The frame. */
     size_t size;                /* Bytes in 'data'. */
     bool incomplete;            /* Beyond the parser's loop limits: expect
                                  * XDP_PARSE_F_INCOMPLETE, not a match. */
+    bool unknown;               /* Not known whether it is beyond them (a
+                                 * frame from stdin): take the parser's
+                                 * word for it. */
 };
 
 #define MAX_CASES 160
@@ -1211,11 +1217,13 @@ compare_u16(const char *name, unsigned int xdp, unsigned int ovs,
     return n_diffs;
 }
 
-/* Runs case 'c' through both parsers and prints the verdict.  Returns 1
- * for a mismatch, 0 for a match, -1 if the case was not run. */
+/* Runs case 'c' through both parsers and prints the verdict (with
+ * 'quiet', only a mismatch).  Returns 1 for a mismatch, 0 for a match, -1
+ * if the case was not run, -2 if the parser flagged a case of unknown
+ * length incomplete. */
 static int
 run_case(struct xdp_parse_test *skel, const struct parse_case *c,
-         bool verbose)
+         bool verbose, bool quiet)
 {
     int key_fd = bpf_map__fd(skel->maps.xdp_parse_test_key);
     int info_fd = bpf_map__fd(skel->maps.xdp_parse_test_info);
@@ -1241,8 +1249,10 @@ run_case(struct xdp_parse_test *skel, const struct parse_case *c,
     }
 
     if (c->size < ETH_HEADER_LEN) {
-        printf("skip %s: XDP never sees frames shorter than %d bytes\n",
-               c->name, ETH_HEADER_LEN);
+        if (!quiet) {
+            printf("skip %s: XDP never sees frames shorter than %d bytes\n",
+                   c->name, ETH_HEADER_LEN);
+        }
         return -1;
     }
 
@@ -1270,6 +1280,10 @@ run_case(struct xdp_parse_test *skel, const struct parse_case *c,
         put_sep(&s, &n_diffs);
         ds_put_format(&s, "verdict %u", opts.retval);
     }
+    if (c->unknown && info.flags & XDP_PARSE_F_INCOMPLETE && !n_diffs) {
+        ds_destroy(&s);
+        return -2;
+    }
     if (c->incomplete) {
         /* Beyond the parser's limits the key is not flow_extract()'s and
          * must not be used: the parser must say so. */
@@ -1293,6 +1307,8 @@ run_case(struct xdp_parse_test *skel, const struct parse_case *c,
 
     if (n_diffs) {
         printf("MISMATCH %s:%s\n", c->name, ds_cstr(&s));
+    } else if (quiet) {
+        /* Nothing to say. */
     } else if (c->incomplete) {
         printf("ok %s (beyond the parser's limits, flagged incomplete)\n",
                c->name);
@@ -1303,10 +1319,61 @@ run_case(struct xdp_parse_test *skel, const struct parse_case *c,
     return n_diffs != 0;
 }
 
+/* Reads frames from stdin, one a line in hex (as ovs-xdp-fuzz
+ * --dump-frames writes them), and runs each through both parsers, printing
+ * only the mismatches, each with its frame.  A frame that the parser flags
+ * incomplete (beyond its loop limits) is counted apart, not compared.
+ * Returns the number of mismatches. */
+static int
+run_stdin(struct xdp_parse_test *skel, int *n_run)
+{
+    static struct parse_case c;
+    int n_mismatches = 0, n_incomplete = 0, n_long = 0;
+    char line[2 * sizeof c.data + 16];
+
+    while (fgets(line, sizeof line, stdin)) {
+        size_t len = strcspn(line, "\r\n");
+        struct ds name = DS_EMPTY_INITIALIZER;
+
+        if (len % 2 || len / 2 > sizeof c.data) {
+            n_long++;
+            continue;
+        }
+        for (size_t i = 0; i < len / 2; i++) {
+            unsigned int byte;
+
+            if (sscanf(&line[2 * i], "%2x", &byte) != 1) {
+                ovs_fatal(0, "stdin: not a frame in hex: %.*s", (int) len,
+                          line);
+            }
+            c.data[i] = byte;
+        }
+        c.size = len / 2;
+        ds_put_format(&name, "%.*s", (int) len, line);
+        c.name = ds_cstr(&name);
+        c.incomplete = false;
+        c.unknown = true;
+        int retval = run_case(skel, &c, false, true);
+        if (retval == -2) {
+            n_incomplete++;
+        } else if (retval >= 0) {
+            (*n_run)++;
+            n_mismatches += retval;
+        }
+        ds_destroy(&name);
+    }
+    if (n_incomplete || n_long) {
+        printf("%d frames beyond the parser's limits, %d too long\n",
+               n_incomplete, n_long);
+    }
+    return n_mismatches;
+}
+
 int
 main(int argc, char *argv[])
 {
     bool verbose = argc > 1 && !strcmp(argv[1], "-v");
+    bool from_stdin = argc > 1 && !strcmp(argv[1], "--stdin");
     struct xdp_parse_test *skel;
     int n_run = 0, n_mismatches = 0;
     size_t total = 0;
@@ -1319,18 +1386,25 @@ main(int argc, char *argv[])
     }
     ovs_assert(total == sizeof(struct xdp_flow_key));
 
+    skel = xdp_parse_test__open_and_load();
+    if (!skel) {
+        ovs_fatal(errno, "xdp_parse_test__open_and_load");
+    }
+    if (from_stdin) {
+        n_mismatches = run_stdin(skel, &n_run);
+        xdp_parse_test__destroy(skel);
+        printf("%d frames, %d mismatches\n", n_run, n_mismatches);
+        return n_mismatches ? 1 : 0;
+    }
+
     add_l2_cases();
     add_arp_cases();
     add_ipv4_cases();
     add_ipv6_cases();
     add_nd_cases();
 
-    skel = xdp_parse_test__open_and_load();
-    if (!skel) {
-        ovs_fatal(errno, "xdp_parse_test__open_and_load");
-    }
     for (size_t i = 0; i < n_cases; i++) {
-        int retval = run_case(skel, &cases[i], verbose);
+        int retval = run_case(skel, &cases[i], verbose, false);
 
         if (retval >= 0) {
             n_run++;

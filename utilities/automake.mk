@@ -16,6 +16,7 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-forward.h \
 	utilities/bench-forward-ct.c \
 	utilities/bench-forward-monitor.c \
+	utilities/bench-fuzz.c \
 	utilities/bench-latency.c \
 	utilities/bench-stats.c \
 	utilities/bench-storm.c \
@@ -23,3 +24,11 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-storm-report.c \
 	utilities/bench-storm-traffic.c
 utilities_ovs_xdp_bench_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
+
+# The fuzzer that 'ovs-xdp-bench fuzz' runs in its sandbox.
+bin_SCRIPTS += utilities/ovs-xdp-fuzz
+EXTRA_DIST += utilities/ovs-xdp-fuzz.in
+CLEANFILES += utilities/ovs-xdp-fuzz
+utilities/ovs-xdp-fuzz: utilities/ovs-xdp-fuzz.in
+	$(AM_V_GEN)$(MKDIR_P) utilities && cp $(srcdir)/utilities/ovs-xdp-fuzz.in $@.tmp \
+		&& chmod +x $@.tmp && mv $@.tmp $@

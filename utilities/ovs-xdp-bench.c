@@ -46,6 +46,8 @@ static const struct bench_mode {
       "TCP bulk throughput (iperf3) between two namespaces" },
     { "storm", bench_storm_main,
       "an upcall storm against established traffic and ovs-appctl" },
+    { "fuzz", bench_fuzz_main,
+      "random tables and frames: xdp against dpif-netdev, byte for byte" },
 };
 
 static void

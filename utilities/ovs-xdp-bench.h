@@ -27,5 +27,6 @@ int bench_dispatch_main(int argc, char *argv[]);
 int bench_fastpath_main(int argc, char *argv[]);
 int bench_tcp_main(int argc, char *argv[]);
 int bench_storm_main(int argc, char *argv[]);
+int bench_fuzz_main(int argc, char *argv[]);
 
 #endif /* ovs-xdp-bench.h */
