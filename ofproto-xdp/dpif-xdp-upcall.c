@@ -106,6 +106,7 @@ COVERAGE_DEFINE(xdp_upcall_recirc_miss);
 COVERAGE_DEFINE(xdp_recirc_too_deep);
 COVERAGE_DEFINE(xdp_upcall_sample);
 COVERAGE_DEFINE(xdp_sample_stale);
+COVERAGE_DEFINE(xdp_upcall_mpls_truncated);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 
@@ -1068,7 +1069,36 @@ execute_output(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 /* Receiving. */
 
 /* Turns a MISS sample into '*upcall', with its data in 'ofpbuf'. */
-static void
+/* Whether 'flow''s MPLS label stack, if it has one, is whole: it ends
+ * (bottom-of-stack bit) within the labels flow_extract() found, or fills
+ * all FLOW_MAX_MPLS_LABELS of them (a deeper stack).  A frame cut off in
+ * its stack cannot go up as a miss: its key would carry no label at all,
+ * which odp_flow_key_to_flow() refuses ("MPLS LSEs have invalid length
+ * 0"), or a short stack without a bottom, from which ofproto's
+ * translation of an MPLS push aborts ovs-vswitchd in commit_mpls_action()
+ * (found by ovs-xdp-bench fuzz).  dpif-netdev hands ofproto its 'struct
+ * flow' without that round trip through netlink. */
+static bool
+mpls_stack_whole(const struct flow *flow)
+{
+    int n = 0;
+
+    if (!eth_type_mpls(flow->dl_type)) {
+        return true;
+    }
+    for (int i = 0; i < FLOW_MAX_MPLS_LABELS; i++) {
+        if (flow->mpls_lse[i] & htonl(MPLS_BOS_MASK)) {
+            return true;
+        }
+        n += flow->mpls_lse[i] != 0;
+    }
+    return n == FLOW_MAX_MPLS_LABELS;
+}
+
+/* Makes the DPIF_UC_MISS upcall of 'buf' in 'upcall', with its frame and
+ * key in 'ofpbuf'.  Returns false, with the packet dropped and counted, if
+ * the packet cannot go up (see mpls_stack_whole()). */
+static bool
 make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
                  struct dpif_upcall *upcall, struct ofpbuf *ofpbuf)
 {
@@ -1094,6 +1124,13 @@ make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
     upcall_restore_md(dp, &buf->up, &upcall->packet.md);
 
     flow_extract(&upcall->packet, &flow);
+    if (!mpls_stack_whole(&flow)) {
+        COVERAGE_INC(xdp_upcall_mpls_truncated);
+        VLOG_WARN_RL(&rl, "%s: dropped an MPLS packet whose label stack is "
+                     "cut off (%"PRIu32" bytes)", dp->name, len);
+        dp_packet_uninit(&upcall->packet);
+        return false;
+    }
     dp_xdp_complete_partial_csum(&upcall->packet, &flow);
 
     struct odp_flow_key_parms parms = {
@@ -1106,6 +1143,7 @@ make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
     upcall->key_len = ofpbuf->size - key_ofs;
 
     odp_flow_key_hash(upcall->key, upcall->key_len, &upcall->ufid);
+    return true;
 }
 
 /* Takes the oldest entry off 'h''s 'actions', or returns NULL. */
@@ -1223,7 +1261,9 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
             }
             COVERAGE_INC(xdp_upcall_miss);
             dp_xdp_uspace_count(&dp->uspace.n_miss);
-            make_miss_upcall(dp, buf, upcall, ofpbuf);
+            if (!make_miss_upcall(dp, buf, upcall, ofpbuf)) {
+                break;
+            }
             free(buf);
             error = 0;
             goto out;
