@@ -55,21 +55,30 @@ tc_l4_csum_offset(struct __sk_buff *skb, int *udp)
         type = *(__be16 *) &b[6];
         off += 8;
     }
+    /* The L4 header must lie within the IP length, as for XDP's own fixes
+     * (l4_bounds()); a GSO segment's IP length is not its own. */
+    int gso = skb->gso_size != 0;
+
     if (type == bpf_htons(ETH_P_IPV6)) {
         /* As XDP did it: no extension headers (see execute()). */
+        __be16 plen;
         __u8 nexthdr;
 
-        if (bpf_skb_load_bytes(skb, off + 6, &nexthdr, 1)) {
+        if (bpf_skb_load_bytes(skb, off + 4, &plen, 2)
+            || bpf_skb_load_bytes(skb, off + 6, &nexthdr, 1)) {
             return -1;
         }
         off += 40;
-        if (nexthdr == IPPROTO_TCP) {
+        if (nexthdr == IPPROTO_TCP
+            && (gso || bpf_ntohs(plen) >= sizeof(struct tcphdr))) {
             *udp = 0;
             return off + __builtin_offsetof(struct tcphdr, check);
-        } else if (nexthdr == IPPROTO_UDP) {
+        } else if (nexthdr == IPPROTO_UDP
+                   && (gso || bpf_ntohs(plen) >= sizeof(struct udphdr))) {
             *udp = 1;
             return off + __builtin_offsetof(struct udphdr, check);
-        } else if (nexthdr == IPPROTO_ICMPV6) {
+        } else if (nexthdr == IPPROTO_ICMPV6
+                   && bpf_ntohs(plen) >= sizeof(struct icmp6hdr)) {
             *udp = 0;
             return off + __builtin_offsetof(struct icmp6hdr, icmp6_cksum);
         }
@@ -83,11 +92,15 @@ tc_l4_csum_offset(struct __sk_buff *skb, int *udp)
         || ip.frag_off & bpf_htons(0x1fff)) {
         return -1;
     }
+    int l4_size = bpf_ntohs(ip.tot_len) - ip.ihl * 4;
+
     off += ip.ihl * 4;
-    if (ip.protocol == IPPROTO_TCP) {
+    if (ip.protocol == IPPROTO_TCP
+        && (gso || l4_size >= (int) sizeof(struct tcphdr))) {
         *udp = 0;
         return off + __builtin_offsetof(struct tcphdr, check);
-    } else if (ip.protocol == IPPROTO_UDP) {
+    } else if (ip.protocol == IPPROTO_UDP
+               && (gso || l4_size >= (int) sizeof(struct udphdr))) {
         *udp = 1;
         return off + __builtin_offsetof(struct udphdr, check);
     }
