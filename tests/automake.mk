@@ -10,6 +10,7 @@
 EXTRA_DIST += \
 	tests/testsuite.at \
 	tests/system-testsuite.at \
+	tests/lsan.supp \
 	$(TESTSUITE_AT) \
 	$(SYSTEM_TESTSUITE_AT)
 DISTCLEANFILES += tests/atconfig tests/atlocal
