@@ -157,11 +157,25 @@ AC_DEFUN([OVS_XDP_CHECK_OVS_SOURCE], [
     $MKDIR_P "$OVS_BUILDDIR"
     (cd "$OVS_BUILDDIR" && \
      "$OVS_SRCDIR/configure" --prefix=/usr --localstatedir=/var \
-         --sysconfdir=/etc CC="$CC" $OVS_CONFIGURE_FLAGS) \
+         --sysconfdir=/etc CC="$CC" \
+         ${ovs_xdp_asan_cflags:+"CFLAGS=$ovs_xdp_asan_cflags"} \
+         ${ovs_xdp_asan_ldflags:+"LDFLAGS=$ovs_xdp_asan_ldflags"} \
+         $OVS_CONFIGURE_FLAGS) \
         >ovs-configure.log 2>&1 || {
       tail -n 20 ovs-configure.log
       AC_MSG_ERROR([Open vSwitch's configure failed; see ovs-configure.log])
     }
+  fi
+  dnl An OVS tree built without AddressSanitizer cannot be linked into an
+  dnl instrumented ovs-vswitchd-xdp usefully (its leaks and overflows would
+  dnl go unseen), and an instrumented one cannot be linked without it.
+  if grep -q '^CFLAGS = .*-fsanitize=address' "$OVS_BUILDDIR/Makefile"; then
+    ovs_xdp_ovs_asan=yes
+  else
+    ovs_xdp_ovs_asan=no
+  fi
+  if test "$ovs_xdp_ovs_asan" != "$enable_asan"; then
+    AC_MSG_ERROR([the Open vSwitch tree in $OVS_BUILDDIR was configured with AddressSanitizer=$ovs_xdp_ovs_asan but this build has --enable-asan=$enable_asan; use a fresh build directory])
   fi
 
   dnl The objects of OVS's own ovs-vswitchd, less nothing: ovs-vswitchd-xdp
@@ -190,4 +204,35 @@ AC_DEFUN([OVS_XDP_ENABLE_WERROR], [
   WERROR=
   test "$enable_Werror" = yes && WERROR=-Werror
   AC_SUBST([WERROR])
+])
+
+dnl OVS_XDP_ENABLE_ASAN
+dnl
+dnl --enable-asan builds our programs and the Open vSwitch tree with
+dnl AddressSanitizer (which includes LeakSanitizer), so that the test suites
+dnl catch invalid accesses and leaks: see tests/atlocal.in for how a report
+dnl fails the test that caused it.  It must come before
+dnl OVS_XDP_CHECK_OVS_SOURCE, which passes the flags to OVS's configure.
+AC_DEFUN([OVS_XDP_ENABLE_ASAN], [
+  AC_ARG_ENABLE([asan],
+    [AS_HELP_STRING([--enable-asan],
+                    [build with AddressSanitizer (and LeakSanitizer), Open vSwitch included])],
+    [], [enable_asan=no])
+  ovs_xdp_asan_cflags=
+  ovs_xdp_asan_ldflags=
+  if test "$enable_asan" = yes; then
+    CFLAGS="$CFLAGS -fsanitize=address -fno-omit-frame-pointer -g"
+    LDFLAGS="$LDFLAGS -fsanitize=address"
+    AC_MSG_CHECKING([whether $CC supports -fsanitize=address])
+    AC_LINK_IFELSE([AC_LANG_PROGRAM([], [])],
+      [AC_MSG_RESULT([yes])],
+      [AC_MSG_RESULT([no])
+       OVS_XDP_MISSING([AddressSanitizer (libasan)], [gcc (libasan8)])])
+    dnl OVS's configure gets the same flags (and its own CFLAGS default,
+    dnl -g -O2, is the same as ours).
+    ovs_xdp_asan_cflags=$CFLAGS
+    ovs_xdp_asan_ldflags=$LDFLAGS
+  fi
+  AC_SUBST([ENABLE_ASAN], [$enable_asan])
+  AM_CONDITIONAL([ENABLE_ASAN], [test "$enable_asan" = yes])
 ])

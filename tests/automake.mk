@@ -4,12 +4,17 @@
 #   make check-system   tests/system-testsuite: network namespaces, veth,
 #                       bpffs and XDP; skips (77) without root.
 #
+# In a build configured with --enable-asan both run under AddressSanitizer,
+# and a report of any kind, leaks included, fails the test that caused it
+# (tests/atlocal.in).
+#
 # Both are autotest suites on Open vSwitch's own harness: the macros files
 # of the OVS tree are on the include path after ours.
 
 EXTRA_DIST += \
 	tests/testsuite.at \
 	tests/system-testsuite.at \
+	tests/lsan.supp \
 	$(TESTSUITE_AT) \
 	$(SYSTEM_TESTSUITE_AT)
 DISTCLEANFILES += tests/atconfig tests/atlocal

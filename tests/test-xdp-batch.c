@@ -175,6 +175,7 @@ main(int argc OVS_UNUSED, char *argv[])
     /* Burst 2's sixth flow has the fifth one's key, under its own UFID. */
     ofpbuf_uninit(&flows[64 + 5].key);
     ofpbuf_uninit(&flows[64 + 5].mask);
+    ofpbuf_uninit(&flows[64 + 5].actions);
     make_flow(&flows[64 + 5], 64 + 4, 64 + 6);
 
     put_burst(dpif, flows, 64, "burst 1");

@@ -187,6 +187,9 @@ do_rank(void)
     }
     printf("after 5000 hits on flow 2: %s\n",
            reranked ? "flow 2 is visited first" : "order unchanged");
+    for (int i = 0; i < 2; i++) {
+        xp_free_flow(&flows[i]);
+    }
     ds_destroy(&why);
     xp_close_datapath(dpif);
     return 0;

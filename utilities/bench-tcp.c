@@ -832,11 +832,12 @@ tcp_write_json(const struct tcp_bench *tb)
                             json_integer_create(o->streams[s]));
             for (size_t i = 0; i < TCP_N_SWITCHES; i++) {
                 const struct tcp_result *r = &tb->results[m][s][i];
-                struct json *runs = json_array_create_empty();
+                struct json *runs;
 
                 if (!o->selected[i]) {
                     continue;
                 }
+                runs = json_array_create_empty();
                 for (size_t k = 0; k < r->n; k++) {
                     json_array_add(runs, json_real_create(r->gbps[k]));
                 }
