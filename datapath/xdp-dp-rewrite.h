@@ -4,6 +4,9 @@
 #ifndef XDP_DP_REWRITE_H
 #define XDP_DP_REWRITE_H 1
 
+/* The part of an ICMPv6 header that the L4 checksum fixes need. */
+#define XDP_ICMP6_HLEN 4
+
 /* Header rewrites in XDP: VLAN push and pop, and the set actions on
  * Ethernet, IPv4, IPv6 and L4 ports.
  *
@@ -319,9 +322,10 @@ l4_csum(struct xdp_md *ctx, const struct xdp_flow_key *key)
     }
     proto = key->nw_proto;
     if (proto == IPPROTO_ICMPV6 && key->eth_type == bpf_htons(ETH_P_IPV6)) {
+        /* Type, code and checksum: OVS's ICMP6_HEADER_LEN. */
         struct icmp6hdr *icmp6 = data + off;
-        return ((void *) (icmp6 + 1) <= data_end
-                && l4_size >= sizeof *icmp6 ? &icmp6->icmp6_cksum : NULL);
+        return ((void *) icmp6 + XDP_ICMP6_HLEN <= data_end
+                && l4_size >= XDP_ICMP6_HLEN ? &icmp6->icmp6_cksum : NULL);
     } else if (proto == IPPROTO_TCP) {
         struct tcphdr *tcp = data + off;
         return ((void *) (tcp + 1) <= data_end && l4_size >= sizeof *tcp

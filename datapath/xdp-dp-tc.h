@@ -78,7 +78,7 @@ tc_l4_csum_offset(struct __sk_buff *skb, int *udp)
             *udp = 1;
             return off + __builtin_offsetof(struct udphdr, check);
         } else if (nexthdr == IPPROTO_ICMPV6
-                   && bpf_ntohs(plen) >= sizeof(struct icmp6hdr)) {
+                   && bpf_ntohs(plen) >= XDP_ICMP6_HLEN) {
             *udp = 0;
             return off + __builtin_offsetof(struct icmp6hdr, icmp6_cksum);
         }
