@@ -677,8 +677,11 @@ struct xdp_dp_upcall {
     __u32 sample;               /* SAMPLE: which of the flow's sample()s
                                  * (its 'sample.index'). */
     __u32 orig_len;             /* SAMPLE: the packet's length, of which
-                                 * the first 'pkt_len' bytes follow. */
-    __u32 pad;                  /* Zero. */
+                                 * the first 'pkt_len' bytes follow.
+                                 * OUTPUT by the TC half: the length to
+                                 * cut the packet to (see tc_trunc()). */
+    __u32 ifindex;              /* OUTPUT by the TC half: the device to
+                                 * send to, instead of 'slot'; else 0. */
     __be64 tun_id;              /* The tunnel metadata that a tnl_pop in */
     __be32 tun_src;             /* XDP gave the packet, if 'tun_dst' is */
     __be32 tun_dst;             /* not zero: the key's tun_* fields. */

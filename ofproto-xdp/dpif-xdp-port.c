@@ -100,6 +100,25 @@ dp_xdp_lookup_port_by_name(const struct dp_xdp *dp, const char *devname)
     return NULL;
 }
 
+/* Returns the number of the port whose output goes to the device with
+ * 'ifindex' (the ifindex in its xdp_dp_ports entry), or ODPP_NONE. */
+odp_port_t
+dp_xdp_port_no_by_tx_ifindex(struct dp_xdp *dp, int ifindex)
+{
+    odp_port_t port_no = ODPP_NONE;
+    struct dp_xdp_port *port;
+
+    ovs_mutex_lock(&dp->port_mutex);
+    HMAP_FOR_EACH (port, node, &dp->ports) {
+        if (netdev_get_ifindex(port->tx_netdev) == ifindex) {
+            port_no = port->port_no;
+            break;
+        }
+    }
+    ovs_mutex_unlock(&dp->port_mutex);
+    return port_no;
+}
+
 /* Returns the lowest free port number, or ODPP_NONE if all are taken.
  * Port 0 (ODPP_LOCAL) is not handed out: the datapath has no local port of
  * its own, each bridge's local port is an ordinary internal port. */

@@ -294,6 +294,7 @@ uint32_t dp_xdp_hash_port_no(odp_port_t);
 struct dp_xdp_port *dp_xdp_lookup_port(const struct dp_xdp *, odp_port_t);
 struct dp_xdp_port *dp_xdp_lookup_port_by_name(const struct dp_xdp *,
                                                const char *devname);
+odp_port_t dp_xdp_port_no_by_tx_ifindex(struct dp_xdp *, int ifindex);
 const char *dp_xdp_tx_mode_to_string(enum xdp_dp_tx_mode);
 void dp_xdp_port_error_changed(void);
 void dp_xdp_port_destroy(struct dp_xdp *, struct dp_xdp_port *);

@@ -1054,30 +1054,38 @@ out:
     ofpbuf_delete(actions);
 }
 
+/* Sends the packet in 'buf' to its port: the one it names, or, for an
+ * output whose truncation the TC half left to us (tc_trunc() in
+ * datapath/xdp-dp-tc.h), the one that sends to its device, cut. */
 static void
 execute_output(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 {
-    struct dp_packet *packet = dp_packet_clone_data(buf->packet,
-                                                    buf->up.pkt_len);
+    odp_port_t port_no = u32_to_odp(buf->up.slot);
+    uint32_t len = buf->up.pkt_len;
     struct dp_packet_batch batch;
 
-    dp_packet_batch_init_packet(&batch, packet);
-    dp_xdp_output(dp, u32_to_odp(buf->up.slot), &batch, true,
-                  buf->up.gso_size);
+    if (buf->up.ifindex) {
+        port_no = dp_xdp_port_no_by_tx_ifindex(dp, buf->up.ifindex);
+        if (port_no == ODPP_NONE) {
+            return;             /* The port went away meanwhile. */
+        }
+        len = MIN(len, buf->up.orig_len);
+    }
+    dp_packet_batch_init_packet(&batch, dp_packet_clone_data(buf->packet,
+                                                             len));
+    dp_xdp_output(dp, port_no, &batch, true, buf->up.gso_size);
 }
 
 /* Receiving. */
 
-/* Turns a MISS sample into '*upcall', with its data in 'ofpbuf'. */
 /* Whether 'flow''s MPLS label stack, if it has one, is whole: it ends
  * (bottom-of-stack bit) within the labels flow_extract() found, or fills
- * all FLOW_MAX_MPLS_LABELS of them (a deeper stack).  A frame cut off in
- * its stack cannot go up as a miss: its key would carry no label at all,
- * which odp_flow_key_to_flow() refuses ("MPLS LSEs have invalid length
- * 0"), or a short stack without a bottom, from which ofproto's
- * translation of an MPLS push aborts ovs-vswitchd in commit_mpls_action()
- * (found by ovs-xdp-bench fuzz).  dpif-netdev hands ofproto its 'struct
- * flow' without that round trip through netlink. */
+ * all FLOW_MAX_MPLS_LABELS of them (a deeper stack), or flow_extract()
+ * found no label at all (see mpls_key_fix()).  A stack cut off after a
+ * label without a bottom cannot go up as a miss: ofproto's translation of
+ * an MPLS push aborts ovs-vswitchd on it in commit_mpls_action() (found by
+ * ovs-xdp-bench fuzz; dpif-netdev's own misses of such frames abort it
+ * too). */
 static bool
 mpls_stack_whole(const struct flow *flow)
 {
@@ -1092,7 +1100,38 @@ mpls_stack_whole(const struct flow *flow)
         }
         n += flow->mpls_lse[i] != 0;
     }
-    return n == FLOW_MAX_MPLS_LABELS;
+    return !n || n == FLOW_MAX_MPLS_LABELS;
+}
+
+/* Copies the 'key_len' bytes of flow key 'key' to 'out', with one all-zero
+ * label in place of an empty OVS_KEY_ATTR_MPLS.
+ *
+ * For an MPLS frame in which flow_extract() finds no label (cut off before
+ * the first whole entry, or all-zero entries), odp_flow_key_from_flow()
+ * writes an empty MPLS attribute, which odp_flow_key_to_flow() refuses
+ * ("MPLS LSEs have invalid length 0"): ofproto would drop the miss.  One
+ * zero label reads back as the same 'struct flow', which dpif-netdev
+ * hands ofproto directly, so both datapaths translate the same flow. */
+static void
+mpls_key_fix(const struct nlattr *key, size_t key_len, struct ofpbuf *out)
+{
+    const struct nlattr *a;
+    size_t left;
+
+    NL_ATTR_FOR_EACH (a, left, key, key_len) {
+        enum ovs_key_attr type = nl_attr_type(a);
+
+        if (type == OVS_KEY_ATTR_ENCAP) {
+            size_t ofs = nl_msg_start_nested(out, type);
+
+            mpls_key_fix(nl_attr_get(a), nl_attr_get_size(a), out);
+            nl_msg_end_nested(out, ofs);
+        } else if (type == OVS_KEY_ATTR_MPLS && !nl_attr_get_size(a)) {
+            nl_msg_put_be32(out, type, htonl(0));
+        } else {
+            nl_msg_put_unspec(out, type, nl_attr_get(a), nl_attr_get_size(a));
+        }
+    }
 }
 
 /* Makes the DPIF_UC_MISS upcall of 'buf' in 'upcall', with its frame and
@@ -1138,7 +1177,17 @@ make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
         .support = dp_xdp_odp_support,
     };
     size_t key_ofs = ofpbuf->size;
-    odp_flow_key_from_flow(&parms, ofpbuf);
+    if (eth_type_mpls(flow.dl_type) && !flow_count_mpls_labels(&flow, NULL)) {
+        struct odputil_keybuf stub;
+        struct ofpbuf key;
+
+        ofpbuf_use_stub(&key, &stub, sizeof stub);
+        odp_flow_key_from_flow(&parms, &key);
+        mpls_key_fix(key.data, key.size, ofpbuf);
+        ofpbuf_uninit(&key);
+    } else {
+        odp_flow_key_from_flow(&parms, ofpbuf);
+    }
     upcall->key = ofpbuf_at_assert(ofpbuf, key_ofs, 0);
     upcall->key_len = ofpbuf->size - key_ofs;
 
