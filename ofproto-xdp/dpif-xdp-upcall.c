@@ -1078,42 +1078,55 @@ execute_output(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 
 /* Receiving. */
 
-/* Whether 'flow''s MPLS label stack, if it has one, is whole: it ends
- * (bottom-of-stack bit) within the labels flow_extract() found, or fills
- * all FLOW_MAX_MPLS_LABELS of them (a deeper stack), or flow_extract()
- * found no label at all (see mpls_key_fix()).  A stack cut off after a
- * label without a bottom cannot go up as a miss: ofproto's translation of
- * an MPLS push aborts ovs-vswitchd on it in commit_mpls_action() (found by
- * ovs-xdp-bench fuzz; dpif-netdev's own misses of such frames abort it
- * too). */
-static bool
-mpls_stack_whole(const struct flow *flow)
+/* MPLS misses.
+ *
+ * flow_extract() puts into 'mpls_lse' the label stack entries of an MPLS
+ * frame up to the bottom of the stack, at most FLOW_MAX_MPLS_LABELS of
+ * them, and as many as the frame holds whole.  odp_flow_key_from_flow()
+ * writes as many as flow_count_mpls_labels() counts, which skips all-zero
+ * entries, so the key of an MPLS frame with no whole entry, or with an
+ * all-zero one, does not read back as the flow: an empty MPLS attribute,
+ * which odp_flow_key_to_flow() refuses (the miss was lost), or a stack
+ * short of its last entries.  dpif-netdev hands ofproto its struct flow
+ * without that round trip.  So the key of an MPLS miss carries exactly
+ * the entries flow_extract() found, or one all-zero entry if none, which
+ * both read back as the same struct flow: ofproto then sees what it sees
+ * from dpif-netdev (found by ovs-xdp-bench fuzz).
+ *
+ * A stack cut off after an entry without the bottom-of-stack bit cannot
+ * go up at all: ofproto's translation of an MPLS push aborts ovs-vswitchd
+ * on such a flow in commit_mpls_action(), as it does on dpif-netdev's own
+ * misses (Open vSwitch 3.1's bug).  Those are dropped and counted. */
+
+/* The number of whole label stack entries that flow_extract() found in
+ * MPLS 'packet', up to the bottom of the stack, at most
+ * FLOW_MAX_MPLS_LABELS; sets '*bottom' if the last one has the
+ * bottom-of-stack bit. */
+static int
+mpls_count_entries(const struct dp_packet *packet, bool *bottom)
 {
+    const uint8_t *p = dp_packet_l2_5(packet);
+    size_t size = p ? (const uint8_t *) dp_packet_tail(packet) - p : 0;
     int n = 0;
 
-    if (!eth_type_mpls(flow->dl_type)) {
-        return true;
-    }
-    for (int i = 0; i < FLOW_MAX_MPLS_LABELS; i++) {
-        if (flow->mpls_lse[i] & htonl(MPLS_BOS_MASK)) {
-            return true;
+    *bottom = false;
+    while (n < FLOW_MAX_MPLS_LABELS && size >= (n + 1) * MPLS_HLEN) {
+        const struct mpls_hdr *mh = ALIGNED_CAST(const struct mpls_hdr *,
+                                                 p + n * MPLS_HLEN);
+        n++;
+        if (mh->mpls_lse.lo & htons(1 << MPLS_BOS_SHIFT)) {
+            *bottom = true;
+            break;
         }
-        n += flow->mpls_lse[i] != 0;
     }
-    return !n || n == FLOW_MAX_MPLS_LABELS;
+    return n;
 }
 
-/* Copies the 'key_len' bytes of flow key 'key' to 'out', with one all-zero
- * label in place of an empty OVS_KEY_ATTR_MPLS.
- *
- * For an MPLS frame in which flow_extract() finds no label (cut off before
- * the first whole entry, or all-zero entries), odp_flow_key_from_flow()
- * writes an empty MPLS attribute, which odp_flow_key_to_flow() refuses
- * ("MPLS LSEs have invalid length 0"): ofproto would drop the miss.  One
- * zero label reads back as the same 'struct flow', which dpif-netdev
- * hands ofproto directly, so both datapaths translate the same flow. */
+/* Copies the 'key_len' bytes of flow key 'key' to 'out', with the first
+ * 'n' of 'mpls_lse' (at least one) in its OVS_KEY_ATTR_MPLS. */
 static void
-mpls_key_fix(const struct nlattr *key, size_t key_len, struct ofpbuf *out)
+mpls_key_put(const struct nlattr *key, size_t key_len,
+             const ovs_be32 *mpls_lse, int n, struct ofpbuf *out)
 {
     const struct nlattr *a;
     size_t left;
@@ -1124,10 +1137,12 @@ mpls_key_fix(const struct nlattr *key, size_t key_len, struct ofpbuf *out)
         if (type == OVS_KEY_ATTR_ENCAP) {
             size_t ofs = nl_msg_start_nested(out, type);
 
-            mpls_key_fix(nl_attr_get(a), nl_attr_get_size(a), out);
+            mpls_key_put(nl_attr_get(a), nl_attr_get_size(a), mpls_lse, n,
+                         out);
             nl_msg_end_nested(out, ofs);
-        } else if (type == OVS_KEY_ATTR_MPLS && !nl_attr_get_size(a)) {
-            nl_msg_put_be32(out, type, htonl(0));
+        } else if (type == OVS_KEY_ATTR_MPLS) {
+            nl_msg_put_unspec(out, type, mpls_lse,
+                              MAX(n, 1) * sizeof *mpls_lse);
         } else {
             nl_msg_put_unspec(out, type, nl_attr_get(a), nl_attr_get_size(a));
         }
@@ -1136,7 +1151,7 @@ mpls_key_fix(const struct nlattr *key, size_t key_len, struct ofpbuf *out)
 
 /* Makes the DPIF_UC_MISS upcall of 'buf' in 'upcall', with its frame and
  * key in 'ofpbuf'.  Returns false, with the packet dropped and counted, if
- * the packet cannot go up (see mpls_stack_whole()). */
+ * the packet cannot go up (see "MPLS misses"). */
 static bool
 make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
                  struct dpif_upcall *upcall, struct ofpbuf *ofpbuf)
@@ -1163,7 +1178,11 @@ make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
     upcall_restore_md(dp, &buf->up, &upcall->packet.md);
 
     flow_extract(&upcall->packet, &flow);
-    if (!mpls_stack_whole(&flow)) {
+
+    bool bottom = false;
+    int n_mpls = (eth_type_mpls(flow.dl_type)
+                  ? mpls_count_entries(&upcall->packet, &bottom) : 0);
+    if (n_mpls && !bottom && n_mpls < FLOW_MAX_MPLS_LABELS) {
         COVERAGE_INC(xdp_upcall_mpls_truncated);
         VLOG_WARN_RL(&rl, "%s: dropped an MPLS packet whose label stack is "
                      "cut off (%"PRIu32" bytes)", dp->name, len);
@@ -1177,13 +1196,14 @@ make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
         .support = dp_xdp_odp_support,
     };
     size_t key_ofs = ofpbuf->size;
-    if (eth_type_mpls(flow.dl_type) && !flow_count_mpls_labels(&flow, NULL)) {
+    if (eth_type_mpls(flow.dl_type)
+        && (!n_mpls || n_mpls != flow_count_mpls_labels(&flow, NULL))) {
         struct odputil_keybuf stub;
         struct ofpbuf key;
 
         ofpbuf_use_stub(&key, &stub, sizeof stub);
         odp_flow_key_from_flow(&parms, &key);
-        mpls_key_fix(key.data, key.size, ofpbuf);
+        mpls_key_put(key.data, key.size, flow.mpls_lse, n_mpls, ofpbuf);
         ofpbuf_uninit(&key);
     } else {
         odp_flow_key_from_flow(&parms, ofpbuf);
