@@ -30,7 +30,127 @@
  *
  * The outer IP checksum that OVS prebuilt is that of a total length of 0
  * (netdev_tnl_push_ip_header() adds the length in), so both add the
- * length they write in. */
+ * length they write in.
+ *
+ * A UDP tunnel with checksums (options:csum=true, OVN's default for
+ * Geneve) has a nonzero UDP checksum in its prebuilt header (OVS's
+ * 0xffff), which the push replaces with the datagram's: XDP sums the whole
+ * frame (xdp_dp_csum_frame__()), the TC half sums only the headers, as
+ * the kernel's local checksum offload does (tc_tnl_udp_csum()).  A GSO
+ * segment in the TC half goes out with a UDP checksum of 0: the kernel
+ * cuts it with the outer UDP header copied into every piece, and computes
+ * the pieces' checksums only for an skb marked SKB_GSO_UDP_TUNNEL_CSUM,
+ * which bpf_skb_adjust_room() cannot ask for.  RFC 7348 and RFC 8926 allow
+ * a zero checksum over IPv4; 'tc-tnl-no-csum' counts them. */
+
+/* Adds 'v' to the one's-complement sum 's'. */
+static __always_inline __u32
+csum_add32(__u32 s, __u32 v)
+{
+    s += v;
+    return s + (s < v);
+}
+
+/* The one's-complement sum of the IPv4 pseudo-header of a UDP datagram of
+ * 'len' bytes from 'src' to 'dst'. */
+static __always_inline __u32
+csum_pseudo4(__be32 src, __be32 dst, __u8 proto, __u32 len)
+{
+    __u32 s = csum_add32(src, dst);
+
+    s = csum_add32(s, bpf_htons(proto));
+    return csum_add32(s, bpf_htons(len));
+}
+
+/* The longest range xdp_dp_csum_frame__() sums: a native frame with a
+ * pushed header, or a generic one of an Ethernet MTU. */
+#define XDP_DP_CSUM_MAX 4096
+
+/* Adds to '*sum' the one's-complement sum (as csum_partial() makes it, in
+ * the frame's byte order) of the 'len' bytes of the frame in 'ctx' from
+ * offset 'off' on, which must be even.  Returns 0, or -1 if they are not
+ * all in the frame (its linear part) or 'len' is over XDP_DP_CSUM_MAX.
+ * bpf_csum_diff() sums at most 512 bytes, a multiple of 4, per call.  A
+ * global function: the verifier checks its loop once. */
+__attribute__((noinline)) int
+xdp_dp_csum_frame__(struct xdp_md *ctx, __u32 off, __u32 len, __u32 *sum)
+{
+    void *data, *data_end, *p;
+    __u32 acc, pos, done = 0;
+    __s64 r;
+
+    if (!ctx || !sum || off > 256 || len > XDP_DP_CSUM_MAX) {
+        return -1;
+    }
+    data = (void *) (long) ctx->data;
+    data_end = (void *) (long) ctx->data_end;
+    acc = *sum;
+    /* Points 'p' at 'off + done', a bound the verifier sees (both are
+     * bounded, but clang may lose that on the way). */
+#define XDP_DP_CSUM_AT()                                        \
+    pos = off + done;                                           \
+    asm volatile("%[pos] &= 0x1fff" : [pos] "+r"(pos));         \
+    p = data + pos
+    for (int i = 0; i < XDP_DP_CSUM_MAX / 512; i++) {
+        if (len - done < 512) {
+            break;
+        }
+        XDP_DP_CSUM_AT();
+        if (p + 512 > data_end) {
+            return -1;
+        }
+        r = bpf_csum_diff(NULL, 0, p, 512, acc);
+        if (r < 0) {
+            return -1;
+        }
+        acc = r;
+        done += 512;
+    }
+    if (done > XDP_DP_CSUM_MAX) {
+        return -1;
+    }
+#define XDP_DP_CSUM_STEP(N)                                     \
+    if (len - done >= (N)) {                                    \
+        XDP_DP_CSUM_AT();                                       \
+        if (p + (N) > data_end) {                               \
+            return -1;                                          \
+        }                                                       \
+        r = bpf_csum_diff(NULL, 0, p, (N), acc);                \
+        if (r < 0) {                                            \
+            return -1;                                          \
+        }                                                       \
+        acc = r;                                                \
+        done += (N);                                            \
+    }
+    XDP_DP_CSUM_STEP(256)
+    XDP_DP_CSUM_STEP(128)
+    XDP_DP_CSUM_STEP(64)
+    XDP_DP_CSUM_STEP(32)
+    XDP_DP_CSUM_STEP(16)
+    XDP_DP_CSUM_STEP(8)
+    XDP_DP_CSUM_STEP(4)
+#undef XDP_DP_CSUM_STEP
+    /* The last 0 to 3 bytes; a lone byte is the high half of its 16-bit
+     * word in network order, the low one in this machine's. */
+    XDP_DP_CSUM_AT();
+#undef XDP_DP_CSUM_AT
+    if (len - done >= 2) {
+        if (p + 2 > data_end) {
+            return -1;
+        }
+        acc = csum_add32(acc, *(__u16 *) p);
+        p += 2;
+        done += 2;
+    }
+    if (len - done == 1) {
+        if (p + 1 > data_end) {
+            return -1;
+        }
+        acc = csum_add32(acc, *(__u8 *) p);
+    }
+    *sum = acc;
+    return 0;
+}
 
 /* Assembles the header of the XDP_DP_ACTION_TNL_PUSH at 'flow->actions[i]'
  * into 'h', with UDP source port 'src_port'.  Returns its length, or 0 if
@@ -143,7 +263,137 @@ xdp_dp_tnl_push__(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 i,
         return -1;
     }
     __builtin_memcpy(data + last, h->hdr + last, 32);
+
+    struct udphdr *udp = data + ETH_HLEN + 20;
+    __u32 udp_len = data_end - (void *) udp;
+
+    if (h->hdr[14 + 9] == IPPROTO_UDP && *(__u16 *) (h->hdr + 40)) {
+        /* The datagram's checksum, over the whole frame: its inner
+         * checksums are whole (a native frame, see "Checksum offload" in
+         * ofproto-xdp/dpif-xdp-upcall.c for where they are not). */
+        __u32 sum = csum_pseudo4(*(__be32 *) (h->hdr + 26),
+                                 *(__be32 *) (h->hdr + 30), IPPROTO_UDP,
+                                 udp_len);
+
+        if ((void *) (udp + 1) > data_end) {
+            return -1;
+        }
+        udp->check = 0;
+        if (xdp_dp_csum_frame__(ctx, ETH_HLEN + 20, udp_len, &sum)) {
+            return -1;
+        }
+        data = (void *) (long) ctx->data;
+        data_end = (void *) (long) ctx->data_end;
+        udp = data + ETH_HLEN + 20;
+        if ((void *) (udp + 1) > data_end) {
+            return -1;
+        }
+        udp->check = (__u16) ~csum_fold16(sum) ?: 0xffff;
+    }
     return 0;
+}
+
+/* The one's-complement sum of the 'n' 16-bit words at 'p'. */
+static __always_inline __u32
+csum_words(const __u16 *p, int n)
+{
+    __u32 s = 0;
+
+#pragma unroll
+    for (int i = 0; i < n; i++) {
+        s += p[i];
+    }
+    return s;
+}
+
+/* The UDP checksum of the datagram of the UDP tunnel header 'h' just
+ * pushed onto 'skb' (not a GSO segment), or 0 if it cannot tell.
+ *
+ * The inner packet's own TCP, UDP or ICMPv6 checksum may be partial, for
+ * the device (or the receiver's stack) to finish: a container's stack
+ * sends with checksum offload, and the TC half cannot tell.  So this sums,
+ * as the kernel's local checksum offload does (lco_csum()), only the bytes
+ * from the UDP header to the inner L4 header, and adds for the inner L4
+ * part what it sums to once its checksum is whole: the complement of its
+ * pseudo-header's sum (0 for ICMP, which has none).  That holds for a
+ * whole checksum as well as a partial one.  An inner packet without such a
+ * checksum (UDP without one, a fragment, other protocols, IPv4 options,
+ * IPv6 extension headers, a VLAN tag) gets 0. */
+static __always_inline __u16
+tc_tnl_udp_csum(struct __sk_buff *skb, const struct xdp_dp_tnl_hdr *h,
+                __u32 len)
+{
+    __u8 in[ETH_HLEN + 40 + 2] __attribute__((aligned(4)));
+    __u32 l4, sum, inner;
+    __be16 type;
+    __u8 proto;
+
+    if (bpf_skb_load_bytes(skb, len + 12, &type, 2)) {
+        return 0;
+    }
+    if (type == bpf_htons(ETH_P_IP)) {
+        struct iphdr *ip = (void *) (in + 2 + ETH_HLEN);
+
+        if (bpf_skb_load_bytes(skb, len, in + 2, ETH_HLEN + 20)
+            || ip->ihl != 5 || ip->frag_off & bpf_htons(0x3fff)) {
+            return 0;
+        }
+        proto = ip->protocol;
+        inner = csum_pseudo4(ip->saddr, ip->daddr, proto,
+                             bpf_ntohs(ip->tot_len) - 20);
+        sum = csum_words((__u16 *) (in + 2), (ETH_HLEN + 20) / 2);
+        l4 = len + ETH_HLEN + 20;
+    } else if (type == bpf_htons(ETH_P_IPV6)) {
+        struct ipv6hdr *ip6 = (void *) (in + 2 + ETH_HLEN);
+
+        if (bpf_skb_load_bytes(skb, len, in + 2, ETH_HLEN + 40)) {
+            return 0;
+        }
+        proto = ip6->nexthdr;
+        inner = csum_words((__u16 *) &ip6->saddr, 16);
+        inner = csum_add32(inner, ip6->payload_len);
+        inner = csum_add32(inner, bpf_htons(proto));
+        sum = csum_words((__u16 *) (in + 2), (ETH_HLEN + 40) / 2);
+        l4 = len + ETH_HLEN + 40;
+    } else {
+        return 0;
+    }
+
+    __u16 field;
+    if (proto == IPPROTO_TCP || proto == IPPROTO_UDP
+        || (proto == IPPROTO_ICMPV6 && type == bpf_htons(ETH_P_IPV6))) {
+        int ofs = (proto == IPPROTO_TCP ? 16 : proto == IPPROTO_UDP ? 6 : 2);
+
+        if (bpf_skb_load_bytes(skb, l4 + ofs, &field, 2)
+            || (proto == IPPROTO_UDP && !field)) {
+            return 0;
+        }
+        inner = (__u16) ~csum_fold16(inner);
+    } else if (proto == IPPROTO_ICMP && type == bpf_htons(ETH_P_IP)) {
+        inner = 0;
+    } else {
+        return 0;
+    }
+
+    /* The UDP header, its checksum 0, and the tunnel header: a multiple
+     * of 4 bytes (8 for UDP, 8 for VXLAN and Geneve, 4 per option). */
+    __u32 n = len - (ETH_HLEN + 20);
+    __s64 r;
+
+    if (n > XDP_DP_TNL_MAX_HDR - (ETH_HLEN + 20)) {
+        return 0;
+    }
+    r = bpf_csum_diff(NULL, 0, (void *) h->hdr + ETH_HLEN + 20, n, 0);
+    if (r < 0) {
+        return 0;
+    }
+    sum = csum_add32(sum, r);
+    sum = csum_add32(sum, inner);
+    sum = csum_add32(sum, csum_pseudo4(*(__be32 *) (h->hdr + 26),
+                                       *(__be32 *) (h->hdr + 30),
+                                       IPPROTO_UDP,
+                                       skb->len - (ETH_HLEN + 20)));
+    return (__u16) ~csum_fold16(sum) ?: 0xffff;
 }
 
 /* The TC half's part of XDP_DP_SKB_META_F_TNL_PUSH: pushes the header
@@ -176,9 +426,25 @@ tc_tnl_push(struct __sk_buff *skb)
         return -1;
     }
     tnl_set_lengths(h->hdr, skb->len);
+
+    /* The UDP checksum, if the tunnel has them (see above). */
+    int csum = (h->hdr[14 + 9] == IPPROTO_UDP && *(__u16 *) (h->hdr + 40));
+    if (csum) {
+        *(__u16 *) (h->hdr + 40) = 0;
+    }
     if (bpf_skb_store_bytes(skb, 0, h->hdr, len, 0)
         || bpf_skb_store_bytes(skb, len, inner_eth, sizeof inner_eth, 0)) {
         return -1;
+    }
+    if (csum) {
+        __u16 check = skb->gso_size ? 0 : tc_tnl_udp_csum(skb, h, len);
+
+        if (!check) {
+            COUNT(n_tc_tnl_no_csum, 1);
+        } else if (bpf_skb_store_bytes(skb, ETH_HLEN + 20 + 6, &check, 2,
+                                       0)) {
+            return -1;
+        }
     }
     return 0;
 }
@@ -191,9 +457,12 @@ tc_tnl_push(struct __sk_buff *skb)
  * type (netdev_vxlan_pop_header(), netdev_geneve_pop_header() and
  * netdev_gre_pop_header(), and the IP and UDP parts before them), less
  * what the underlay flow already matched (IPv4, the protocol, the
- * destination address and port), plus what XDP leaves to OVS: UDP and
- * GRE checksums, GRE sequence numbers, Geneve options, anything but
- * Ethernet inside.  do_tnl_pop() then takes the tunnel metadata from the
+ * destination address and port), plus what XDP leaves to OVS: GRE
+ * checksums, GRE sequence numbers, Geneve options, anything but Ethernet
+ * inside.  A UDP checksum is verified here, over the whole frame, as OVS's
+ * udp_extract_tnl_md() does; a partial one (the sending stack left it for
+ * the device to finish, the value of the pseudo-header's sum) is taken as
+ * good, as the kernel does; a bad one goes to OVS, which drops it.  do_tnl_pop() then takes the tunnel metadata from the
  * outer headers, as OVS's pop would give it, strips them, and sets the
  * packet up to be classified again from the tunnel port: OVS's
  * pkt_metadata_init_tnl() clears the rest of the metadata (recirculation
@@ -223,6 +492,80 @@ tnl_fill_key(struct xdp_flow_key *key, const struct tnl_md *tun)
     key->tun_flags = tun->flags;
     __builtin_memcpy(key->tun_opts, tun->opts, XDP_TNL_OPTS_LEN);
     key->tun_opts_len = tun->opts_len;
+}
+
+/* Whether the UDP checksum of the tunnel packet in 'ctx', whose inner
+ * Ethernet frame starts 'inner' bytes in, is right for that frame once its
+ * own TCP or UDP checksum is finished: the sender left that one partial
+ * (its field holds the sum of its pseudo-header, for the device or the
+ * receiver to finish) and filled the outer one in for the finished packet,
+ * as the kernel's local checksum offload and our TC half
+ * (tc_tnl_udp_csum()) do.  On a veth nothing finishes it: such a frame
+ * arrives as it was sent, which the receiving stack trusts (the skb says
+ * so); XDP checks what can be checked, the headers.  'sum' is the sum of
+ * the outer pseudo-header.  A global function. */
+__attribute__((noinline)) int
+xdp_dp_tnl_lco_ok__(struct xdp_md *ctx, __u32 inner, __u32 sum)
+{
+    void *data, *data_end;
+    __u32 pseudo, l4, ofs;
+    __u8 proto, *p;
+
+    if (!ctx) {
+        return 0;
+    }
+    asm volatile("%[inner] &= 0x7f" : [inner] "+r"(inner));
+    data = (void *) (long) ctx->data;
+    data_end = (void *) (long) ctx->data_end;
+    p = data + inner;
+    if ((void *) (p + ETH_HLEN + 20) > data_end) {
+        return 0;
+    }
+    if (*(__be16 *) (p + 12) == bpf_htons(ETH_P_IP)) {
+        struct iphdr *ip = (void *) (p + ETH_HLEN);
+
+        if (ip->ihl != 5 || ip->frag_off & bpf_htons(0x3fff)) {
+            return 0;
+        }
+        proto = ip->protocol;
+        pseudo = csum_pseudo4(ip->saddr, ip->daddr, proto,
+                              bpf_ntohs(ip->tot_len) - 20);
+        l4 = inner + ETH_HLEN + 20;
+    } else if (*(__be16 *) (p + 12) == bpf_htons(ETH_P_IPV6)) {
+        struct ipv6hdr *ip6 = (void *) (p + ETH_HLEN);
+        __s64 r;
+
+        if ((void *) (ip6 + 1) > data_end) {
+            return 0;
+        }
+        r = bpf_csum_diff(NULL, 0, (void *) &ip6->saddr, 32, 0);
+        if (r < 0) {
+            return 0;
+        }
+        proto = ip6->nexthdr;
+        pseudo = csum_add32(r, ip6->payload_len);
+        pseudo = csum_add32(pseudo, bpf_htons(proto));
+        l4 = inner + ETH_HLEN + 40;
+    } else {
+        return 0;
+    }
+    if (proto == IPPROTO_TCP) {
+        ofs = l4 + 16;
+    } else if (proto == IPPROTO_UDP) {
+        ofs = l4 + 6;
+    } else {
+        return 0;
+    }
+    asm volatile("%[ofs] &= 0xff" : [ofs] "+r"(ofs));
+    if (data + ofs + 2 > data_end
+        || *(__u16 *) (data + ofs) != csum_fold16(pseudo)) {
+        return 0;
+    }
+    if (xdp_dp_csum_frame__(ctx, ETH_HLEN + 20, l4 - (ETH_HLEN + 20), &sum)) {
+        return 0;
+    }
+    sum = csum_add32(sum, (__u16) ~csum_fold16(pseudo));
+    return csum_fold16(sum) == 0xffff;
 }
 
 /* Whether XDP can pop the tunnel header of the packet in 'ctx', whose key
@@ -259,9 +602,37 @@ xdp_dp_tnl_pop_ok__(struct xdp_md *ctx, const struct xdp_flow_key *key,
     const struct udphdr *udp = data + ETH_HLEN + 20;
     const __be32 *th = (const void *) (udp + 1);
     const __u8 *gnh = (const void *) (udp + 1);
+    const struct iphdr *ip = data + ETH_HLEN;
 
-    if (key->nw_proto != IPPROTO_UDP || udp->check) {
-        return 0;               /* A checksum is OVS's to verify. */
+    if (key->nw_proto != IPPROTO_UDP) {
+        return 0;
+    }
+    if (udp->check) {
+        __u32 len = bpf_ntohs(ip->tot_len) - 20;
+        __u32 pseudo = csum_pseudo4(ip->saddr, ip->daddr, IPPROTO_UDP, len);
+        __u32 sum = pseudo;
+        /* Where the inner frame starts: after VXLAN's header, or Geneve's
+         * and its options (at most one, checked below). */
+        __u32 inner = ETH_HLEN + 20 + 8 + 8;
+
+        if (p->tnl_type == XDP_DP_TNL_GENEVE) {
+            inner += (gnh[0] & 0x3f) * 4;
+        }
+
+        if (udp->check != csum_fold16(pseudo)
+            && (xdp_dp_csum_frame__(ctx, ETH_HLEN + 20, len, &sum)
+                || csum_fold16(sum) != 0xffff)
+            && !xdp_dp_tnl_lco_ok__(ctx, inner, pseudo)) {
+            return 0;
+        }
+        data = (void *) (long) ctx->data;
+        data_end = (void *) (long) ctx->data_end;
+        udp = data + ETH_HLEN + 20;
+        th = (const void *) (udp + 1);
+        gnh = (const void *) (udp + 1);
+        if ((void *) (gnh + 8 + XDP_TNL_OPTS_LEN) > data_end) {
+            return 0;
+        }
     }
     if (p->tnl_type == XDP_DP_TNL_GENEVE) {
         /* Version 0, Ethernet inside, and no option, or one with 4 bytes
@@ -337,6 +708,9 @@ do_tnl_pop(struct xdp_md *ctx, struct pkt_md *md,
         }
         md->tun.tp_src = key->tp_src;
         md->tun.tp_dst = key->tp_dst;
+        if (((struct udphdr *) (ip + 1))->check) {
+            md->tun.flags |= XDP_TNL_F_CSUM;    /* As OVS's pop sets it. */
+        }
     }
     if (bpf_xdp_adjust_head(ctx, hlen)) {
         return -1;

@@ -38,7 +38,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 13
+#define XDP_DP_ABI_VERSION 14
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -527,6 +527,9 @@ struct xdp_dp_stats {
                                  * output ports. */
     __u64 n_tc_error;           /* Packets the TC half dropped (bad metadata
                                  * or a checksum it could not fix). */
+    __u64 n_tc_tnl_no_csum;     /* Packets the TC half encapsulated with a
+                                 * UDP checksum of 0 although their tunnel
+                                 * has checksums (see xdp-dp-tnl.h). */
     __u64 n_ct_hit;             /* ct() actions run in XDP: the packet's
                                  * connection was in the cache. */
     __u64 n_ct_miss;            /* ct() actions XDP could not run (not in

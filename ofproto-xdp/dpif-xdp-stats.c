@@ -139,6 +139,7 @@ format_stats(struct dp_xdp *dp, void *s_)
     /* Moved only by the TC half. */
     put_counter(s, "tc-redirected", x.n_tc_redirected);
     put_counter(s, "tc-error", x.n_tc_error);
+    put_counter(s, "tc-tnl-no-csum", x.n_tc_tnl_no_csum);
 
     /* Moved only by ovs-vswitchd. */
     put_counter(s, "ovs-miss-upcall", read_counter(&u->n_miss));

@@ -323,10 +323,10 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
  * XDP_DP_ACTION_TNL_PUSH, and the XDP_DP_ACTION_DATA after it that hold
  * its header (see "Tunnels" in datapath/xdp-dp.h), with at most 'room'
  * actions.  XDP runs the push of UDP tunnels (VXLAN, VXLAN-GPE, Geneve)
- * over IPv4 without a UDP checksum, and of GRE over IPv4 with Ethernet
- * inside and neither checksum nor sequence number; other tunnels, and a
- * header that does not fit, stay in ovs-vswitchd, with the reason in 'why'
- * (if nonnull).
+ * over IPv4, with or without UDP checksums (datapath/xdp-dp-tnl.h), and
+ * of GRE over IPv4 with Ethernet inside and neither checksum nor sequence
+ * number; other tunnels, and a header that does not fit, stay in
+ * ovs-vswitchd, with the reason in 'why' (if nonnull).
  * Returns the number of actions used, or 0. */
 static size_t
 xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
@@ -354,8 +354,6 @@ xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
         /* Ethernet, then IPv4 without options, then UDP or GRE: where
          * xdp-dp-tnl.h looks for the lengths and the source port. */
         bad = "over a network other than IPv4";
-    } else if (!gre && (hdr[40] || hdr[41])) {
-        bad = "with a UDP checksum";
     } else if (gre && (hdr[34] & 0x90 || hdr[36] != 0x65
                        || hdr[37] != 0x58)) {
         /* The C and S flags: a checksum over the packet, or a sequence
