@@ -865,7 +865,8 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
  * (done here only for packets without them). */
 static __always_inline int
 needs_slow_path(struct xdp_md *ctx, const struct xdp_flow *flow,
-                const struct pkt_md *md, const struct xdp_flow_key *key)
+                const struct pkt_md *md, const struct xdp_flow_key *key,
+                const struct xdp_parse_info *info)
 {
     if (flow->flags & XDP_FLOW_F_SLOW_PATH
         || (xdp_dp_cfg.enabled
@@ -880,6 +881,20 @@ needs_slow_path(struct xdp_md *ctx, const struct xdp_flow *flow,
     if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_PUSH_VLAN))
         && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_PUSH_VLAN)
         && ctx->data_end - ctx->data < ETH_HLEN + 2) {
+        return 1;
+    }
+    /* A rewrite of IP fields in a packet whose IP header the parser did
+     * not accept (cut short, or shorter than its own header length): OVS's
+     * odp_execute_actions() still writes the fields the frame holds, which
+     * XDP, bounded by the whole header, would not; ovs-vswitchd does it
+     * (found by ovs-xdp-bench fuzz). */
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV4)
+                   | ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
+                   | ACTION_BIT(XDP_DP_ACTION_SET_IPV6))
+        && flow->action_bits & (ACTION_BIT(XDP_DP_ACTION_SET_IPV4)
+                                | ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
+                                | ACTION_BIT(XDP_DP_ACTION_SET_IPV6))
+        && info->l4_ofs == XDP_PARSE_OFS_NONE) {
         return 1;
     }
     if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN))
@@ -1006,7 +1021,7 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
      * ovs-vswitchd executes is counted in the flow's slot by ovs-vswitchd
      * (see struct xdp_dp_stats). */
     __u32 slot = flow->slot;
-    int slow = needs_slow_path(ctx, flow, md, key);
+    int slow = needs_slow_path(ctx, flow, md, key, info);
 
     /* The ct() of the flow, if any, looks its connection up before any of
      * the flow's actions runs, so that a miss hands ovs-vswitchd the packet

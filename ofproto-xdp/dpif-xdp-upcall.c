@@ -114,6 +114,23 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
  * actions push. */
 #define DP_XDP_HEADROOM 128
 
+/* Bytes of zeroed tailroom behind a frame that ovs-vswitchd runs actions
+ * on (packet_tailroom()).  OVS 3.1's odp_set_ipv4() and odp_set_ipv6()
+ * read and write a whole IP header from the packet's L3 offset even where
+ * the frame ends inside it (an IP header cut short, which flow_extract()
+ * does not accept but still takes for L3).  dpif-netdev's receive buffers
+ * have room behind the frame; an exact copy has none, and the write
+ * corrupted the heap (found by ovs-xdp-bench fuzz, then AddressSanitizer).
+ * What is written there stays outside the frame, as in dpif-netdev. */
+#define DP_XDP_TAILROOM 64
+
+static void
+packet_tailroom(struct dp_packet *p)
+{
+    dp_packet_prealloc_tailroom(p, DP_XDP_TAILROOM);
+    memset(dp_packet_tail(p), 0, DP_XDP_TAILROOM);
+}
+
 /* Pages per CPU ring (a power of 2): 1 MB with 4 kB pages. */
 #define DP_XDP_RING_PAGES 256
 
@@ -784,8 +801,13 @@ execute_recirc(struct dp_xdp_execute_ctx *ctx, struct dp_packet_batch *batch,
         return;
     }
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
-        struct dp_packet *p = should_steal ? packet : dp_packet_clone(packet);
+        struct dp_packet *p = packet;
         struct flow flow;
+
+        if (!should_steal) {
+            p = dp_packet_clone(packet);
+            packet_tailroom(p);
+        }
 
         if (recirc_id != UINT32_MAX) {
             p->md.recirc_id = recirc_id;
@@ -907,6 +929,7 @@ dp_xdp_execute(struct dp_xdp *dp, struct dpif_execute *execute)
      * becomes of it goes back into 'execute->packet'. */
     struct dp_packet *packet = dp_packet_clone(execute->packet);
 
+    packet_tailroom(packet);
     dp_xdp_uspace_count(&dp->uspace.n_execute);
     /* No RSS hash, as in execute_actions(). */
     dp_packet_reset_offload(packet);
@@ -960,6 +983,7 @@ upcall_packet(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
     struct dp_packet *packet = dp_packet_clone_data(buf->packet,
                                                     buf->up.pkt_len);
 
+    packet_tailroom(packet);
     upcall_restore_md(dp, &buf->up, &packet->md);
     return packet;
 }
@@ -1032,6 +1056,7 @@ execute_sample(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
     packet = dp_packet_new_with_headroom(len, DP_XDP_HEADROOM);
     dp_packet_put(packet, buf->packet, buf->up.pkt_len);
     dp_packet_put_zeros(packet, len - buf->up.pkt_len);
+    packet_tailroom(packet);
     upcall_restore_md(dp, &buf->up, &packet->md);
 
     struct dp_xdp_execute_ctx ctx = {
