@@ -22,6 +22,8 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/dpif-xdp-upcall.c \
 	ofproto-xdp/internal-port.c \
 	ofproto-xdp/internal-port.h \
+	ofproto-xdp/slot-pool.c \
+	ofproto-xdp/slot-pool.h \
 	ofproto-xdp/xdp-actions.c \
 	ofproto-xdp/xdp-actions-format.c \
 	ofproto-xdp/xdp-actions-private.h \

@@ -86,9 +86,9 @@
 #include "dp-packet.h"
 #include "dpif-xdp-private.h"
 #include "hash.h"
-#include "id-pool.h"
 #include "latch.h"
 #include "maps/flow-stats.h"
+#include "ofproto-xdp/slot-pool.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/vlog.h"
@@ -144,7 +144,7 @@ struct dp_xdp_ctcache {
     struct hmap by_reply OVS_GUARDED;   /* The same, by reply key. */
     bool tcp_ok OVS_GUARDED;            /* TCP windows can be picked up. */
     struct hmap nominees OVS_GUARDED;   /* 'struct ctc_nominee's. */
-    struct id_pool *slots OVS_GUARDED;  /* Free slots. */
+    struct slot_pool slots OVS_GUARDED; /* Free slots. */
     struct ctc_conn **by_slot OVS_GUARDED;  /* Slot to connection. */
     struct xdp_dp_ct_entry *entries OVS_GUARDED;    /* Copy of the BPF
                                                      * array, by slot. */
@@ -431,7 +431,7 @@ ctc_remove(struct dp_xdp_ctcache *c, struct ctc_conn *cc)
     }
     for (int d = 0; d < 2; d++) {
         c->by_slot[cc->slot[d]] = NULL;
-        id_pool_free_id(c->slots, cc->slot[d]);
+        slot_pool_free(&c->slots, cc->slot[d]);
     }
     c->n_used -= 2;
     c->n_removed++;
@@ -451,13 +451,13 @@ ctc_install(struct dp_xdp_ctcache *c, struct conn *conn,
     uint32_t slot[2];
 
     if (c->n_used + 2 > c->size
-        || !id_pool_alloc_id(c->slots, &slot[0])) {
+        || !slot_pool_alloc(&c->slots, &slot[0])) {
         c->n_refused++;
         COVERAGE_INC(xdp_ctcache_full);
         return;
     }
-    if (!id_pool_alloc_id(c->slots, &slot[1])) {
-        id_pool_free_id(c->slots, slot[0]);
+    if (!slot_pool_alloc(&c->slots, &slot[1])) {
+        slot_pool_free(&c->slots, slot[0]);
         c->n_refused++;
         COVERAGE_INC(xdp_ctcache_full);
         return;
@@ -603,7 +603,7 @@ dp_xdp_ctcache_create(struct conntrack *ct, struct xdp_dp *skel,
     hmap_init(&c->by_reply);
     c->tcp_ok = true;
     hmap_init(&c->nominees);
-    c->slots = id_pool_create(0, XDP_DP_MAX_CT);
+    slot_pool_init(&c->slots, XDP_DP_MAX_CT);
     c->by_slot = xcalloc(XDP_DP_MAX_CT, sizeof *c->by_slot);
     c->entries = xcalloc(XDP_DP_MAX_CT, sizeof *c->entries);
     c->orig6 = xcalloc(XDP_DP_MAX_CT, sizeof *c->orig6);
@@ -665,7 +665,7 @@ dp_xdp_ctcache_destroy(struct dp_xdp_ctcache *c)
     hmap_destroy(&c->by_reply);
     hmap_destroy(&c->nominees);
     seq_destroy(c->nominated);
-    id_pool_destroy(c->slots);
+    slot_pool_destroy(&c->slots);
     free(c->by_slot);
     free(c->entries);
     free(c->orig6);

@@ -39,7 +39,6 @@
 #include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
 #include "datapath/xdp-dp.skel.h"
 #include "dpif-xdp-private.h"
-#include "id-pool.h"
 #include "openvswitch/match.h"
 #include "openvswitch/vlog.h"
 #include "ofproto-xdp/xdp-flow.h"
@@ -177,7 +176,7 @@ flow_restore_one(struct dp_xdp *dp, uint32_t slot,
                                                             + m->mask_len),
                             m->actions_len);
 
-    id_pool_add(dp->slots, slot);
+    slot_pool_claim(&dp->slots, slot);
     hmap_insert(&dp->flows, &flow->node, flow->ufid.u32[0]);
     hmap_insert(&dp->flows_by_key, &flow->key_node,
                 dp_xdp_flow_key_hash(mask_slot, &xkey));

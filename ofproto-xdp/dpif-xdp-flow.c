@@ -121,7 +121,7 @@ dp_xdp_flow_init(struct dp_xdp *dp)
      * environment can only lower it, so that tests reach the limit with a
      * few hundred flows rather than 262,144. */
     dp->max_flows = dp_xdp_env_limit("OVS_XDP_MAX_FLOWS", XDP_DP_MAX_FLOWS);
-    dp->slots = id_pool_create(0, dp->max_flows);
+    slot_pool_init(&dp->slots, dp->max_flows);
     ovs_list_init(&dp->quarantine);
     dp->slot_flows = xcalloc(XDP_DP_MAX_FLOWS, sizeof *dp->slot_flows);
     for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
@@ -172,7 +172,7 @@ dp_xdp_flow_destroy(struct dp_xdp *dp)
     hmap_destroy(&dp->flows);
     hmap_destroy(&dp->flows_by_key);
     dp_xdp_uflow_destroy(dp);
-    id_pool_destroy(dp->slots);
+    slot_pool_destroy(&dp->slots);
     free(dp->slot_flows);
     ovs_mutex_destroy(&dp->flow_mutex);
 }
@@ -191,10 +191,10 @@ slot_alloc(struct dp_xdp *dp, uint32_t *slot)
             break;              /* The list is in order of freeing. */
         }
         ovs_list_remove(&q->node);
-        id_pool_free_id(dp->slots, q->slot);
+        slot_pool_free(&dp->slots, q->slot);
         free(q);
     }
-    if (!id_pool_alloc_id(dp->slots, slot)) {
+    if (!slot_pool_alloc(&dp->slots, slot)) {
         return false;
     }
     xdp_flow_stats_clear(&dp->stats_map, *slot);

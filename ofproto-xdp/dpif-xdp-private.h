@@ -28,8 +28,8 @@
 #include "dispatcher/xdp-attach.h"
 #include "dpif-provider.h"
 #include "fat-rwlock.h"
-#include "id-pool.h"
 #include "maps/flow-stats.h"
+#include "ofproto-xdp/slot-pool.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
@@ -246,7 +246,7 @@ struct dp_xdp {
     uint32_t mask_order[XDP_DP_MAX_MASKS] OVS_GUARDED; /* Visit order. */
     uint32_t n_masks OVS_GUARDED;   /* Valid entries in 'mask_order'. */
     uint32_t active_list OVS_GUARDED;   /* Copy of the order list in use. */
-    struct id_pool *slots OVS_GUARDED;  /* Free statistics slots. */
+    struct slot_pool slots OVS_GUARDED; /* Free statistics slots. */
     struct ovs_list quarantine OVS_GUARDED; /* Slots freed recently. */
     struct dp_xdp_flow **slot_flows OVS_GUARDED;    /* By slot. */
     bool no_batch OVS_GUARDED;  /* Kernel refuses batched map operations. */
