@@ -17,6 +17,8 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-forward-ct.c \
 	utilities/bench-forward-monitor.c \
 	utilities/bench-fuzz.c \
+	utilities/bench-generator.c \
+	utilities/bench-generator.h \
 	utilities/bench-latency.c \
 	utilities/bench-stats.c \
 	utilities/bench-storm.c \

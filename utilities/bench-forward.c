@@ -111,6 +111,7 @@
 #include "svec.h"
 #include "util.h"
 #include "utilities/bench-common.h"
+#include "utilities/bench-generator.h"
 #include "utilities/ovs-xdp-bench.h"
 
 #include "datapath/bench-gen.skel.h"
@@ -119,15 +120,6 @@
 
 /* Seconds during which the sink checks headers after a measurement. */
 #define FWD_CHECK_TIME 0.1
-
-/* Frames per BPF_PROG_TEST_RUN call: many seconds' worth.  Each call sets
- * up and tears down a page pool and waits for an RCU grace period, which
- * with short calls left the generator's CPU idle half of the time here;
- * the generator is stopped by interrupting the call with a signal. */
-#define FWD_REPEAT (1u << 26)
-
-/* The signal that interrupts the generator's BPF_PROG_TEST_RUN call. */
-#define FWD_GENERATOR_SIGNAL SIGUSR1
 
 /* Debian's own ovs-vswitchd (openvswitch-switch), with AF_XDP support. */
 #define FWD_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
@@ -567,98 +559,12 @@ fwd_send_learning_frame(struct fwd *fwd)
     bench_send_frame(fwd->sink.ns, fwd->sink.ns_name, frame, sizeof frame);
 }
 
-/* The generator thread. */
-
-/* Does nothing: FWD_GENERATOR_SIGNAL is only there to interrupt a system
- * call. */
-static void
-fwd_generator_signal_handler(int sig OVS_UNUSED)
-{
-}
-
-static void fwd_generator_run(struct fwd_generator *);
-
-static void *
-fwd_generator_main(void *gen_)
-{
-    struct fwd_generator *gen = gen_;
-
-    fwd_generator_run(gen);
-    atomic_store_relaxed(&gen->exited, true);
-    return NULL;
-}
-
-static void
-fwd_generator_run(struct fwd_generator *gen)
-{
-    unsigned int ifindex;
-    sigset_t signals;
-    cpu_set_t cpus;
-    int saved_fd;
-
-    /* Signals are the main thread's business, except the one that ends a
-     * BPF_PROG_TEST_RUN call early. */
-    sigfillset(&signals);
-    sigdelset(&signals, FWD_GENERATOR_SIGNAL);
-    pthread_sigmask(SIG_SETMASK, &signals, NULL);
-
-    CPU_ZERO(&cpus);
-    CPU_SET(gen->cpu, &cpus);
-    if (sched_setaffinity(0, sizeof cpus, &cpus)) {
-        gen->error = errno;
-        gen->what = "cannot pin the generator to its CPU";
-        return;
-    }
-
-    /* Stays in the namespace: the thread ends with the run. */
-    gen->error = bench_netns_enter(gen->ns, &saved_fd);
-    if (gen->error) {
-        gen->what = "cannot enter the generator's namespace";
-        return;
-    }
-    if (saved_fd >= 0) {
-        close(saved_fd);
-    }
-    ifindex = if_nametoindex(gen->ifname);
-    if (!ifindex) {
-        gen->error = errno;
-        gen->what = "generator's veth end";
-        return;
-    }
-
-    struct xdp_md ctx = {
-        .data_end = FWD_FRAME_SIZE,
-        .ingress_ifindex = ifindex,
-    };
-    LIBBPF_OPTS(bpf_test_run_opts, opts,
-                .data_in = gen->frame,
-                .data_size_in = FWD_FRAME_SIZE,
-                .ctx_in = &ctx,
-                .ctx_size_in = sizeof ctx,
-                .repeat = FWD_REPEAT,
-                .flags = BPF_F_TEST_XDP_LIVE_FRAMES,
-                .batch_size = gen->batch_size);
-    for (;;) {
-        bool stop;
-        int error;
-
-        atomic_read_relaxed(&gen->stop, &stop);
-        if (stop) {
-            break;
-        }
-        error = bpf_prog_test_run_opts(gen->prog_fd, &opts);
-        if (error && error != -EINTR) {
-            gen->error = -error;
-            gen->what = "BPF_PROG_TEST_RUN with live frames";
-            break;
-        }
-    }
-}
+/* The generator thread (bench-generator.c). */
 
 static void
 fwd_generator_start(struct fwd *fwd)
 {
-    struct fwd_generator *gen = &fwd->generator;
+    struct bench_generator *gen = &fwd->generator;
     const struct ip_header *ip = (const struct ip_header *)
         (fwd->frame + sizeof(struct eth_header));
 
@@ -670,48 +576,11 @@ fwd_generator_start(struct fwd *fwd)
     gen->ns = fwd->gen.ns;
     gen->ifname = fwd->gen.ns_name;
     gen->cpu = fwd->opts.cpu;
+    gen->nice = 0;
     gen->batch_size = fwd->opts.batch_size;
     gen->frame = fwd->frame;
-    gen->error = 0;
-    gen->what = NULL;
-    atomic_store_relaxed(&gen->stop, false);
-    atomic_store_relaxed(&gen->exited, false);
-    gen->thread = ovs_thread_create("generator", fwd_generator_main, gen);
-    gen->running = true;
-}
-
-/* Stops the generator, if it runs.  Returns 0 if it ran without error,
- * otherwise a positive errno value after explaining in 'why', if 'why' is
- * nonnull. */
-static int
-fwd_generator_stop(struct fwd *fwd, struct ds *why)
-{
-    struct fwd_generator *gen = &fwd->generator;
-
-    if (!gen->running) {
-        return 0;
-    }
-    /* The signal may come just before the thread enters the kernel, so
-     * send it until the thread is gone. */
-    atomic_store_relaxed(&gen->stop, true);
-    for (;;) {
-        struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
-        bool exited;
-
-        atomic_read_relaxed(&gen->exited, &exited);
-        if (exited) {
-            break;
-        }
-        pthread_kill(gen->thread, FWD_GENERATOR_SIGNAL);
-        nanosleep(&ts, NULL);
-    }
-    xpthread_join(gen->thread, NULL);
-    gen->running = false;
-    if (gen->error && why) {
-        ds_put_format(why, "generator: %s (%s)", gen->what,
-                      ovs_strerror(gen->error));
-    }
-    return gen->error;
+    gen->frame_size = FWD_FRAME_SIZE;
+    bench_generator_start(gen, "generator");
 }
 
 /* Switches: setting up and taking down. */
@@ -1059,7 +928,7 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
         fwd_ovs_put_ct_flows(fwd, sw, &note);
     }
 
-    error = fwd_generator_stop(fwd, why);
+    error = bench_generator_stop(&fwd->generator, why);
     fwd_switch_teardown(fwd, sw);
     if (error) {
         ds_destroy(&note);
@@ -1571,7 +1440,7 @@ fwd_cleanup(void *fwd_)
 {
     struct fwd *fwd = fwd_;
 
-    fwd_generator_stop(fwd, NULL);
+    bench_generator_stop(&fwd->generator, NULL);
     if (fwd->active) {
         fwd_switch_teardown(fwd, fwd->active);
     }
@@ -1665,12 +1534,7 @@ bench_forward_main(int argc, char *argv[])
     /* Before any thread starts: fatal_signal_init() insists. */
     fatal_signal_add_hook(fwd_cleanup, NULL, &fwd, true);
 
-    /* No SA_RESTART: the signal must end the generator's system call. */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = fwd_generator_signal_handler;
-    sigemptyset(&sa.sa_mask);
-    xsigaction(FWD_GENERATOR_SIGNAL, &sa, NULL);
+    bench_generator_init_signal();
     fwd_setup(&fwd);
 
     for (int run = 0; run < fwd.opts.runs; run++) {

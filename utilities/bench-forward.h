@@ -24,13 +24,12 @@
  * establishing the connections before a measurement, and what the
  * switches tell about them).  Private to ovs-xdp-bench. */
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "openvswitch/types.h"
-#include "ovs-atomic.h"
 #include "utilities/bench-common.h"
+#include "utilities/bench-generator.h"
 
 struct bench_gen;
 struct bench_redirect;
@@ -109,28 +108,6 @@ struct fwd_result {
     unsigned long long n_bad;   /* Of those, frames that failed. */
 };
 
-/* The generator thread.  'stop' is written by the main thread and read by
- * the generator, 'exited' the other way round; 'error' and 'what' are
- * written by the generator and read by the main thread only after joining
- * it. */
-struct fwd_generator {
-    pthread_t thread;           /* Valid while 'running'. */
-    bool running;               /* Thread started and not yet joined. */
-    atomic_bool stop;           /* Set to ask the thread to end. */
-    atomic_bool exited;         /* Set by the thread as it ends. */
-    int error;                  /* Positive errno value if it failed. */
-    const char *what;           /* What failed, if 'error'. */
-
-    /* Set before starting, constant while it runs. */
-    int prog_fd;                /* bench_gen program. */
-    const char *ns;             /* Namespace of the generator's veth end. */
-    const char *ifname;         /* The end, inside 'ns'. */
-    int cpu;                    /* CPU to run on. */
-    unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
-    const uint8_t *frame;       /* The frame to send, FWD_FRAME_SIZE
-                                 * bytes. */
-};
-
 /* Options. */
 struct fwd_options {
     double duration;            /* Seconds measured per run. */
@@ -170,7 +147,7 @@ struct fwd {
     struct bpf_link *sink_link;     /* Sink program on the sink's veth0. */
     struct bpf_link *floor_link;    /* Floor program, while set up. */
 
-    struct fwd_generator generator;
+    struct bench_generator generator;
     const struct fwd_switch *active;    /* Switch set up now, or NULL. */
     enum fwd_pipeline pipeline;         /* Its pipeline. */
     uint8_t frame[FWD_FRAME_SIZE];      /* The stream's frame. */

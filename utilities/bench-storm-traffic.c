@@ -84,7 +84,7 @@ storm_sender_main(void *s_)
     double start;
     int fd;
 
-    storm_block_signals(0);
+    storm_block_signals();
     storm_avoid_cpu(s->cpu);
     s->error = storm_thread_enter(s->send_ns);
     if (s->error) {
@@ -180,7 +180,7 @@ storm_receiver_main(void *s_)
     struct sockaddr_in sin;
     int fd;
 
-    storm_block_signals(0);
+    storm_block_signals();
     storm_avoid_cpu(s->cpu);
     s->error = storm_thread_enter(s->recv_ns);
     if (s->error) {

@@ -135,11 +135,6 @@
 /* Debian's own ovs-vswitchd (openvswitch-switch). */
 #define STORM_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
 
-/* Frames per BPF_PROG_TEST_RUN call, and the signal that interrupts one:
- * as in 'forward' (see FWD_REPEAT in bench-forward.c). */
-#define STORM_REPEAT (1u << 26)
-#define STORM_GENERATOR_SIGNAL SIGUSR1
-
 /* The generator thread's nice value. */
 #define STORM_GENERATOR_NICE (-10)
 
@@ -412,98 +407,26 @@ storm_thread_enter(const char *ns)
     return error;
 }
 
-/* Blocks every signal in the calling thread but 'except' (0: none). */
+/* Blocks every signal in the calling thread. */
 void
-storm_block_signals(int except)
+storm_block_signals(void)
 {
     sigset_t signals;
 
     sigfillset(&signals);
-    if (except) {
-        sigdelset(&signals, except);
-    }
     pthread_sigmask(SIG_SETMASK, &signals, NULL);
 }
 
-/* The storm's generator. */
-
-static void
-storm_generator_signal_handler(int sig OVS_UNUSED)
-{
-}
-
-static void *
-storm_generator_main(void *gen_)
-{
-    struct storm_generator *gen = gen_;
-    unsigned int ifindex;
-    cpu_set_t cpus;
-
-    storm_block_signals(STORM_GENERATOR_SIGNAL);
-
-    /* A NIC's receive path runs in softirq context, ahead of every thread
-     * on its CPU: a storm stands for one only if it is not itself pushed
-     * aside by the switch's threads.  Best effort. */
-    setpriority(PRIO_PROCESS, syscall(SYS_gettid), STORM_GENERATOR_NICE);
-    CPU_ZERO(&cpus);
-    CPU_SET(gen->cpu, &cpus);
-    if (sched_setaffinity(0, sizeof cpus, &cpus)) {
-        gen->error = errno;
-        gen->what = "cannot pin the generator to its CPU";
-        goto out;
-    }
-    gen->error = storm_thread_enter(gen->ns);
-    if (gen->error) {
-        gen->what = "cannot enter the generator's namespace";
-        goto out;
-    }
-    ifindex = if_nametoindex(gen->ifname);
-    if (!ifindex) {
-        gen->error = errno;
-        gen->what = "generator's veth end";
-        goto out;
-    }
-
-    struct xdp_md ctx = {
-        .data_end = FWD_FRAME_SIZE,
-        .ingress_ifindex = ifindex,
-    };
-    LIBBPF_OPTS(bpf_test_run_opts, opts,
-                .data_in = gen->frame,
-                .data_size_in = FWD_FRAME_SIZE,
-                .ctx_in = &ctx,
-                .ctx_size_in = sizeof ctx,
-                .repeat = STORM_REPEAT,
-                .flags = BPF_F_TEST_XDP_LIVE_FRAMES,
-                .batch_size = gen->batch_size);
-    for (;;) {
-        bool stop;
-        int error;
-
-        atomic_read_relaxed(&gen->stop, &stop);
-        if (stop) {
-            break;
-        }
-        error = bpf_prog_test_run_opts(gen->prog_fd, &opts);
-        if (error && error != -EINTR) {
-            gen->error = -error;
-            gen->what = "BPF_PROG_TEST_RUN with live frames";
-            break;
-        }
-    }
-out:
-    atomic_store_relaxed(&gen->exited, true);
-    return NULL;
-}
+/* The storm's generator (bench-generator.c). */
 
 static void
 storm_generator_start(struct storm *st)
 {
-    struct storm_generator *gen = &st->generator;
+    struct bench_generator *gen = &st->generator;
     const struct ip_header *ip = (const struct ip_header *)
-        (gen->frame + sizeof(struct eth_header));
+        (st->gen_frame + sizeof(struct eth_header));
 
-    fwd_put_frame(gen->frame, storm_gen_mac, storm_sink_mac, FWD_GEN_IP,
+    fwd_put_frame(st->gen_frame, storm_gen_mac, storm_sink_mac, FWD_GEN_IP,
                   FWD_SINK_IP, FWD_UDP_SPORT_BASE, FWD_UDP_DPORT);
     st->gen_skel->bss->ip_daddr = get_16aligned_be32(&ip->ip_dst);
     st->gen_skel->bss->ip_csum = ip->ip_csum;
@@ -512,47 +435,14 @@ storm_generator_start(struct storm *st)
     gen->ns = st->gen.ns;
     gen->ifname = st->gen.ns_name;
     gen->cpu = st->opts.cpu;
+    /* A NIC's receive path runs in softirq context, ahead of every thread
+     * on its CPU: a storm stands for one only if it is not itself pushed
+     * aside by the switch's threads. */
+    gen->nice = STORM_GENERATOR_NICE;
     gen->batch_size = st->opts.batch_size;
-    gen->error = 0;
-    gen->what = NULL;
-    atomic_store_relaxed(&gen->stop, false);
-    atomic_store_relaxed(&gen->exited, false);
-    gen->thread = ovs_thread_create("storm-gen", storm_generator_main, gen);
-    gen->running = true;
-}
-
-/* Stops the generator, if it runs.  Returns 0 if it ran without error,
- * otherwise a positive errno value after explaining in 'why', if 'why' is
- * nonnull. */
-static int
-storm_generator_stop(struct storm *st, struct ds *why)
-{
-    struct storm_generator *gen = &st->generator;
-
-    if (!gen->running) {
-        return 0;
-    }
-    /* The signal may come just before the thread enters the kernel, so
-     * send it until the thread is gone. */
-    atomic_store_relaxed(&gen->stop, true);
-    for (;;) {
-        struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
-        bool exited;
-
-        atomic_read_relaxed(&gen->exited, &exited);
-        if (exited) {
-            break;
-        }
-        pthread_kill(gen->thread, STORM_GENERATOR_SIGNAL);
-        nanosleep(&ts, NULL);
-    }
-    xpthread_join(gen->thread, NULL);
-    gen->running = false;
-    if (gen->error && why) {
-        ds_put_format(why, "generator: %s (%s)", gen->what,
-                      ovs_strerror(gen->error));
-    }
-    return gen->error;
+    gen->frame = st->gen_frame;
+    gen->frame_size = FWD_FRAME_SIZE;
+    bench_generator_start(gen, "storm-gen");
 }
 
 /* Reading the switch. */
@@ -825,7 +715,7 @@ static void
 storm_run_phase(struct storm *st, const struct storm_switch *sw,
                 enum storm_phase phase, struct storm_phase_result *p)
 {
-    struct storm_generator *gen = &st->generator;
+    struct bench_generator *gen = &st->generator;
     struct storm_counters before, after;
     unsigned long long sent0, sink0;
     struct storm_cpu_ticks cpu0_ticks, cpu1;
@@ -1002,7 +892,7 @@ storm_measure(struct storm *st, size_t idx, struct ds *why)
     storm_run_phase(st, sw, STORM_QUIET, &r->phases[STORM_QUIET]);
     storm_generator_start(st);
     storm_run_phase(st, sw, STORM_STORM, &r->phases[STORM_STORM]);
-    error = storm_generator_stop(st, why);
+    error = bench_generator_stop(&st->generator, why);
     storm_run_phase(st, sw, STORM_AFTER, &r->phases[STORM_AFTER]);
     if (storm_stream_stop(st, error ? NULL : why) && !error) {
         error = s->error;
@@ -1037,7 +927,7 @@ storm_cleanup(void *st_)
 {
     struct storm *st = st_;
 
-    storm_generator_stop(st, NULL);
+    bench_generator_stop(&st->generator, NULL);
     storm_stream_stop(st, NULL);
     if (st->active) {
         storm_switch_teardown(st, st->active);
@@ -1167,12 +1057,7 @@ bench_storm_main(int argc, char *argv[])
     /* Before any thread starts: fatal_signal_init() insists. */
     fatal_signal_add_hook(storm_cleanup, NULL, &st, true);
 
-    /* No SA_RESTART: the signal must end the generator's system call. */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = storm_generator_signal_handler;
-    sigemptyset(&sa.sa_mask);
-    xsigaction(STORM_GENERATOR_SIGNAL, &sa, NULL);
+    bench_generator_init_signal();
     storm_setup(&st);
 
     for (size_t i = 0; i < STORM_N_SWITCHES; i++) {

@@ -32,6 +32,7 @@
 #include "ovs-atomic.h"
 #include "utilities/bench-common.h"
 #include "utilities/bench-forward.h"
+#include "utilities/bench-generator.h"
 
 struct bench_gen;
 struct bench_sink;
@@ -193,22 +194,6 @@ struct storm_stream {
     atomic_ullong n_received;   /* All datagrams received so far. */
 };
 
-/* The storm's generator thread (as in bench-forward.c). */
-struct storm_generator {
-    pthread_t thread;
-    bool running;
-    atomic_bool stop;
-    atomic_bool exited;
-    int error;
-    const char *what;
-    int prog_fd;
-    const char *ns;
-    const char *ifname;
-    int cpu;
-    unsigned int batch_size;
-    uint8_t frame[FWD_FRAME_SIZE];
-};
-
 /* The whole benchmark, reachable from the cleanup hook. */
 struct storm {
     struct storm_options opts;
@@ -227,7 +212,8 @@ struct storm {
     struct bench_sink *sink_skel;
     struct bpf_link *sink_link;
 
-    struct storm_generator generator;
+    struct bench_generator generator;
+    uint8_t gen_frame[FWD_FRAME_SIZE];  /* The storm's frame. */
     struct storm_stream stream;
 
     int nf_fd;                  /* Packet socket in the send namespace
@@ -238,7 +224,7 @@ struct storm {
 };
 
 /* bench-storm.c. */
-void storm_block_signals(int except);
+void storm_block_signals(void);
 int storm_thread_enter(const char *ns);
 void storm_avoid_cpu(int avoid);
 
