@@ -598,6 +598,119 @@ handler_for_pid(struct dp_xdp *dp OVS_UNUSED, uint32_t pid OVS_UNUSED)
     return 0;
 }
 
+/* MPLS misses.
+ *
+ * flow_extract() puts into 'mpls_lse' the label stack entries of an MPLS
+ * frame up to the bottom of the stack, at most FLOW_MAX_MPLS_LABELS of
+ * them, and as many as the frame holds whole.  odp_flow_key_from_flow()
+ * writes as many as flow_count_mpls_labels() counts, which skips all-zero
+ * entries, so the key of an MPLS frame with no whole entry, or with an
+ * all-zero one, does not read back as the flow: an empty MPLS attribute,
+ * which odp_flow_key_to_flow() refuses (the miss was lost), or a stack
+ * short of its last entries.  dpif-netdev hands ofproto its struct flow
+ * without that round trip.  So the key of an MPLS miss carries exactly
+ * the entries flow_extract() found, or one all-zero entry if none, which
+ * both read back as the same struct flow: ofproto then sees what it sees
+ * from dpif-netdev (found by ovs-xdp-bench fuzz).
+ *
+ * A stack cut off after an entry without the bottom-of-stack bit cannot
+ * go up at all: ofproto's translation of an MPLS push aborts ovs-vswitchd
+ * on such a flow in commit_mpls_action(), as it does on dpif-netdev's own
+ * misses (Open vSwitch 3.1's bug).  Those are dropped and counted. */
+
+/* The number of whole label stack entries that flow_extract() found in
+ * MPLS 'packet', up to the bottom of the stack, at most
+ * FLOW_MAX_MPLS_LABELS; sets '*bottom' if the last one has the
+ * bottom-of-stack bit. */
+static int
+mpls_count_entries(const struct dp_packet *packet, bool *bottom)
+{
+    const uint8_t *p = dp_packet_l2_5(packet);
+    size_t size = p ? (const uint8_t *) dp_packet_tail(packet) - p : 0;
+    int n = 0;
+
+    *bottom = false;
+    while (n < FLOW_MAX_MPLS_LABELS && size >= (n + 1) * MPLS_HLEN) {
+        const struct mpls_hdr *mh = ALIGNED_CAST(const struct mpls_hdr *,
+                                                 p + n * MPLS_HLEN);
+        n++;
+        if (mh->mpls_lse.lo & htons(1 << MPLS_BOS_SHIFT)) {
+            *bottom = true;
+            break;
+        }
+    }
+    return n;
+}
+
+/* Copies the 'key_len' bytes of flow key 'key' to 'out', with the first
+ * 'n' of 'mpls_lse' (at least one) in its OVS_KEY_ATTR_MPLS. */
+static void
+mpls_key_put(const struct nlattr *key, size_t key_len,
+             const ovs_be32 *mpls_lse, int n, struct ofpbuf *out)
+{
+    const struct nlattr *a;
+    size_t left;
+
+    NL_ATTR_FOR_EACH (a, left, key, key_len) {
+        enum ovs_key_attr type = nl_attr_type(a);
+
+        if (type == OVS_KEY_ATTR_ENCAP) {
+            size_t ofs = nl_msg_start_nested(out, type);
+
+            mpls_key_put(nl_attr_get(a), nl_attr_get_size(a), mpls_lse, n,
+                         out);
+            nl_msg_end_nested(out, ofs);
+        } else if (type == OVS_KEY_ATTR_MPLS) {
+            nl_msg_put_unspec(out, type, mpls_lse,
+                              MAX(n, 1) * sizeof *mpls_lse);
+        } else {
+            nl_msg_put_unspec(out, type, nl_attr_get(a), nl_attr_get_size(a));
+        }
+    }
+}
+
+/* Whether MPLS 'packet', whose flow is 'flow', has its label stack cut
+ * off after an entry without the bottom-of-stack bit: no miss may take it
+ * up (see "MPLS misses"). */
+static bool
+mpls_cut_off(const struct dp_packet *packet, const struct flow *flow)
+{
+    bool bottom;
+    int n = (eth_type_mpls(flow->dl_type)
+             ? mpls_count_entries(packet, &bottom) : 0);
+
+    return n && !bottom && n < FLOW_MAX_MPLS_LABELS;
+}
+
+/* Appends to 'buf' the flow key of 'packet', whose flow is 'flow', as
+ * flow_extract() saw it: for MPLS, with the label stack entries it found
+ * (see "MPLS misses"). */
+static void
+upcall_put_key(const struct dp_packet *packet, const struct flow *flow,
+               struct ofpbuf *buf)
+{
+    struct odp_flow_key_parms parms = {
+        .flow = flow,
+        .support = dp_xdp_odp_support,
+    };
+    bool bottom;
+    int n = (eth_type_mpls(flow->dl_type)
+             ? mpls_count_entries(packet, &bottom) : 0);
+
+    if (eth_type_mpls(flow->dl_type)
+        && (!n || n != flow_count_mpls_labels(flow, NULL))) {
+        struct odputil_keybuf stub;
+        struct ofpbuf key;
+
+        ofpbuf_use_stub(&key, &stub, sizeof stub);
+        odp_flow_key_from_flow(&parms, &key);
+        mpls_key_put(key.data, key.size, flow->mpls_lse, n, buf);
+        ofpbuf_uninit(&key);
+    } else {
+        odp_flow_key_from_flow(&parms, buf);
+    }
+}
+
 /* Returns a new upcall of 'type' for the first 'len' bytes of 'packet',
  * with its flow key: that of the frame and the packet's metadata, as
  * make_miss_upcall() builds it.  'packet''s own offsets stay untouched. */
@@ -622,15 +735,10 @@ upcall_build(enum dpif_upcall_type type, const struct dp_packet *packet,
     view.md = packet->md;
     view.packet_type = packet->packet_type;
     flow_extract(&view, &flow);
-    dp_packet_uninit(&view);
-
-    struct odp_flow_key_parms parms = {
-        .flow = &flow,
-        .support = dp_xdp_odp_support,
-    };
     au->key_ofs = au->buf.size;
-    odp_flow_key_from_flow(&parms, &au->buf);
+    upcall_put_key(&view, &flow, &au->buf);
     au->key_len = au->buf.size - au->key_ofs;
+    dp_packet_uninit(&view);
     return au;
 }
 
@@ -813,8 +921,14 @@ execute_recirc(struct dp_xdp_execute_ctx *ctx, struct dp_packet_batch *batch,
             p->md.recirc_id = recirc_id;
         }
         flow_extract(p, &flow);
-        if (!execute_uspace_hit(ctx->dp, p, &flow, ctx->depth + 1,
-                                ctx->gso_size)) {
+        if (mpls_cut_off(p, &flow)) {
+            COVERAGE_INC(xdp_upcall_mpls_truncated);
+            VLOG_WARN_RL(&rl, "%s: dropped an MPLS packet whose label stack "
+                         "is cut off (%"PRIu32" bytes)", ctx->dp->name,
+                         dp_packet_size(p));
+            dp_packet_delete(p);
+        } else if (!execute_uspace_hit(ctx->dp, p, &flow, ctx->depth + 1,
+                                       ctx->gso_size)) {
             struct dp_xdp_action_upcall *au;
 
             COVERAGE_INC(xdp_upcall_recirc_miss);
@@ -1103,77 +1217,6 @@ execute_output(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 
 /* Receiving. */
 
-/* MPLS misses.
- *
- * flow_extract() puts into 'mpls_lse' the label stack entries of an MPLS
- * frame up to the bottom of the stack, at most FLOW_MAX_MPLS_LABELS of
- * them, and as many as the frame holds whole.  odp_flow_key_from_flow()
- * writes as many as flow_count_mpls_labels() counts, which skips all-zero
- * entries, so the key of an MPLS frame with no whole entry, or with an
- * all-zero one, does not read back as the flow: an empty MPLS attribute,
- * which odp_flow_key_to_flow() refuses (the miss was lost), or a stack
- * short of its last entries.  dpif-netdev hands ofproto its struct flow
- * without that round trip.  So the key of an MPLS miss carries exactly
- * the entries flow_extract() found, or one all-zero entry if none, which
- * both read back as the same struct flow: ofproto then sees what it sees
- * from dpif-netdev (found by ovs-xdp-bench fuzz).
- *
- * A stack cut off after an entry without the bottom-of-stack bit cannot
- * go up at all: ofproto's translation of an MPLS push aborts ovs-vswitchd
- * on such a flow in commit_mpls_action(), as it does on dpif-netdev's own
- * misses (Open vSwitch 3.1's bug).  Those are dropped and counted. */
-
-/* The number of whole label stack entries that flow_extract() found in
- * MPLS 'packet', up to the bottom of the stack, at most
- * FLOW_MAX_MPLS_LABELS; sets '*bottom' if the last one has the
- * bottom-of-stack bit. */
-static int
-mpls_count_entries(const struct dp_packet *packet, bool *bottom)
-{
-    const uint8_t *p = dp_packet_l2_5(packet);
-    size_t size = p ? (const uint8_t *) dp_packet_tail(packet) - p : 0;
-    int n = 0;
-
-    *bottom = false;
-    while (n < FLOW_MAX_MPLS_LABELS && size >= (n + 1) * MPLS_HLEN) {
-        const struct mpls_hdr *mh = ALIGNED_CAST(const struct mpls_hdr *,
-                                                 p + n * MPLS_HLEN);
-        n++;
-        if (mh->mpls_lse.lo & htons(1 << MPLS_BOS_SHIFT)) {
-            *bottom = true;
-            break;
-        }
-    }
-    return n;
-}
-
-/* Copies the 'key_len' bytes of flow key 'key' to 'out', with the first
- * 'n' of 'mpls_lse' (at least one) in its OVS_KEY_ATTR_MPLS. */
-static void
-mpls_key_put(const struct nlattr *key, size_t key_len,
-             const ovs_be32 *mpls_lse, int n, struct ofpbuf *out)
-{
-    const struct nlattr *a;
-    size_t left;
-
-    NL_ATTR_FOR_EACH (a, left, key, key_len) {
-        enum ovs_key_attr type = nl_attr_type(a);
-
-        if (type == OVS_KEY_ATTR_ENCAP) {
-            size_t ofs = nl_msg_start_nested(out, type);
-
-            mpls_key_put(nl_attr_get(a), nl_attr_get_size(a), mpls_lse, n,
-                         out);
-            nl_msg_end_nested(out, ofs);
-        } else if (type == OVS_KEY_ATTR_MPLS) {
-            nl_msg_put_unspec(out, type, mpls_lse,
-                              MAX(n, 1) * sizeof *mpls_lse);
-        } else {
-            nl_msg_put_unspec(out, type, nl_attr_get(a), nl_attr_get_size(a));
-        }
-    }
-}
-
 /* Makes the DPIF_UC_MISS upcall of 'buf' in 'upcall', with its frame and
  * key in 'ofpbuf'.  Returns false, with the packet dropped and counted, if
  * the packet cannot go up (see "MPLS misses"). */
@@ -1203,11 +1246,7 @@ make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
     upcall_restore_md(dp, &buf->up, &upcall->packet.md);
 
     flow_extract(&upcall->packet, &flow);
-
-    bool bottom = false;
-    int n_mpls = (eth_type_mpls(flow.dl_type)
-                  ? mpls_count_entries(&upcall->packet, &bottom) : 0);
-    if (n_mpls && !bottom && n_mpls < FLOW_MAX_MPLS_LABELS) {
+    if (mpls_cut_off(&upcall->packet, &flow)) {
         COVERAGE_INC(xdp_upcall_mpls_truncated);
         VLOG_WARN_RL(&rl, "%s: dropped an MPLS packet whose label stack is "
                      "cut off (%"PRIu32" bytes)", dp->name, len);
@@ -1216,23 +1255,8 @@ make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
     }
     dp_xdp_complete_partial_csum(&upcall->packet, &flow);
 
-    struct odp_flow_key_parms parms = {
-        .flow = &flow,
-        .support = dp_xdp_odp_support,
-    };
     size_t key_ofs = ofpbuf->size;
-    if (eth_type_mpls(flow.dl_type)
-        && (!n_mpls || n_mpls != flow_count_mpls_labels(&flow, NULL))) {
-        struct odputil_keybuf stub;
-        struct ofpbuf key;
-
-        ofpbuf_use_stub(&key, &stub, sizeof stub);
-        odp_flow_key_from_flow(&parms, &key);
-        mpls_key_put(key.data, key.size, flow.mpls_lse, n_mpls, ofpbuf);
-        ofpbuf_uninit(&key);
-    } else {
-        odp_flow_key_from_flow(&parms, ofpbuf);
-    }
+    upcall_put_key(&upcall->packet, &flow, ofpbuf);
     upcall->key = ofpbuf_at_assert(ofpbuf, key_ofs, 0);
     upcall->key_len = ofpbuf->size - key_ofs;
 
