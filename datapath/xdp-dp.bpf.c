@@ -442,26 +442,46 @@ outputs_mark(const struct xdp_flow *flow, __u32 first)
 }
 
 /* Whether the packet in 'ctx' is longer than 'limit' bytes for OVS's
- * check_pkt_len() (see "Packet length checks" in xdp-dp.h): if
+ * check_pkt_len() (see "Packet length checks" in xdp-dp.h), once the
+ * actions before it have added 'grow' bytes (check_len's), counting no L2
+ * padding past 'ip_end', the end of its IP packet (0 if none): if
  * 'skb_only' (struct pkt_md's), a frame that may be a GSO segment, by the
  * ingress device's MTU.  A global function: inline, its stack and
  * branches took the verifier of the generic program past its limit of a
  * million instructions. */
 __attribute__((noinline)) int
-xdp_dp_check_len__(struct xdp_md *ctx, __u32 limit, __u32 skb_only)
+xdp_dp_check_len__(struct xdp_md *ctx, __u32 limit, __u32 skb_only,
+                   __s32 grow, __u32 ip_end)
 {
+    __s64 len;
     __u32 mtu = 0;
 
-    if (!ctx || bpf_xdp_get_buff_len(ctx) <= limit) {
+    if (!ctx) {
+        return 0;
+    }
+    len = bpf_xdp_get_buff_len(ctx);
+    if (ip_end && ip_end < len) {
+        len = ip_end;
+    }
+    if (len + grow <= limit) {
         return 0;
     }
     if (skb_only) {
         /* It says whether the frame fits, which a GSO segment does not,
          * and gives the MTU either way. */
         bpf_check_mtu(ctx, 0, &mtu, 0, 0);
-        return !mtu || mtu + ETH_HLEN > limit;
+        return !mtu || (__s64) mtu + ETH_HLEN + grow > limit;
     }
     return 1;
+}
+
+/* The end of the IP packet that 'info' describes, for
+ * xdp_dp_check_len__(), or 0. */
+static __always_inline __u32
+ip_end(const struct xdp_parse_info *info)
+{
+    return (info->l4_ofs == XDP_PARSE_OFS_NONE ? 0
+            : (__u32) info->l4_ofs + info->l4_size);
 }
 
 #include "xdp-dp-ct.h"
@@ -723,7 +743,8 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
         && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN)
         && flow->actions[0].check_len.flags & XDP_DP_CPL_F_GT_DROP
         && xdp_dp_check_len__(ctx, flow->actions[0].check_len.len,
-                              md->skb_only)) {
+                              md->skb_only, flow->actions[0].check_len.grow,
+                              ip_end(&buf->info))) {
         /* A gt() that drops (see "Packet length checks"); any other goes
          * to ovs-vswitchd (needs_slow_path()). */
         COUNT(n_dropped, 1);
@@ -902,7 +923,8 @@ needs_slow_path(struct xdp_md *ctx, const struct xdp_flow *flow,
         const struct xdp_dp_action *c = &flow->actions[0];
 
         if (c->check_len.flags
-            & (xdp_dp_check_len__(ctx, c->check_len.len, md->skb_only)
+            & (xdp_dp_check_len__(ctx, c->check_len.len, md->skb_only,
+                                  c->check_len.grow, ip_end(info))
                ? XDP_DP_CPL_F_GT_SLOW : XDP_DP_CPL_F_LE_SLOW)) {
             return 1;
         }

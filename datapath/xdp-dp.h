@@ -254,7 +254,9 @@ struct xdp_dp_action {
         struct {
             __u16 len;          /* OVS_CHECK_PKT_LEN_ATTR_PKT_LEN. */
             __u8 flags;         /* XDP_DP_CPL_F_*. */
-            __u8 pad;           /* Must be zero. */
+            __s8 grow;          /* Bytes that the actions before it add
+                                 * to the frame (see "Packet length
+                                 * checks"). */
         } check_len;
         struct {
             __u32 probability;  /* OVS_SAMPLE_ATTR_PROBABILITY. */
@@ -816,7 +818,19 @@ struct xdp_dp_flow_meta {
  * the wire carries as frames no longer than the ingress device's MTU: as
  * the kernel datapath checks each segment's length, such a frame counts
  * as short when its device's MTU plus an Ethernet header fits in
- * 'check_len.len', and as long otherwise. */
+ * 'check_len.len', and as long otherwise.
+ *
+ * The length is dpif-netdev's (odp_execute_check_pkt_len()): the frame
+ * as the actions before the check_pkt_len() left it, without the L2
+ * padding behind an IP packet.  XDP checks before any action, so the
+ * compiler sums what those actions add, 4 bytes per push_vlan, less 4 per
+ * pop_vlan, into 'check_len.grow' (a trunc() before the check leaves the
+ * flow to ovs-vswitchd), and the program leaves out the bytes past the IP
+ * packet's own length.  (The kernel datapath counts neither: a tag it
+ * pushes is out of band, in the skb, and it keeps the padding.  Where the
+ * two disagree, XDP follows dpif-netdev, which ovs-vswitchd's own
+ * execution of a miss is.)  An IPv6 packet whose extension headers OVS
+ * could not parse keeps its padding here, found by no parse. */
 #define XDP_DP_CPL_F_GT_SLOW 0x01
 #define XDP_DP_CPL_F_LE_SLOW 0x02
 #define XDP_DP_CPL_F_GT_DROP 0x04

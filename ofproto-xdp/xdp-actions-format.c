@@ -211,8 +211,11 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
         break;
 
     case XDP_DP_ACTION_CHECK_PKT_LEN:
-        ds_put_format(s, "check_pkt_len(%"PRIu16",gt:%s%s)",
-                      xa->check_len.len,
+        ds_put_format(s, "check_pkt_len(%"PRIu16, xa->check_len.len);
+        if (xa->check_len.grow) {
+            ds_put_format(s, ",grow:%+d", xa->check_len.grow);
+        }
+        ds_put_format(s, ",gt:%s%s)",
                       (xa->check_len.flags & XDP_DP_CPL_F_GT_DROP
                        ? "drop" : "slow-path"),
                       (xa->check_len.flags & XDP_DP_CPL_F_LE_SLOW

@@ -568,8 +568,28 @@ xdp_check_pkt_len_compile(const struct nlattr *a, struct xdp_flow *flow,
         return false;
     }
 
+    /* What the actions before the check add to the frame, which dpif-netdev
+     * counts and XDP, checking first, must add in (see "Packet length
+     * checks" in datapath/xdp-dp.h). */
+    int grow = 0;
+    for (size_t i = 0; i < n_prefix; i++) {
+        uint32_t type = flow->actions[i].type;
+
+        if (type == XDP_DP_ACTION_PUSH_VLAN) {
+            grow += VLAN_HEADER_LEN;
+        } else if (type == XDP_DP_ACTION_POP_VLAN) {
+            grow -= VLAN_HEADER_LEN;
+        } else if (type == XDP_DP_ACTION_TRUNC) {
+            if (why) {
+                ds_put_cstr(why, "check_pkt_len after trunc");
+            }
+            return false;
+        }
+    }
+
     memset(&marker, 0, sizeof marker);
     marker.type = XDP_DP_ACTION_CHECK_PKT_LEN;
+    marker.check_len.grow = grow;
     marker.check_len.len = nl_attr_get_u16(
         attrs[OVS_CHECK_PKT_LEN_ATTR_PKT_LEN]);
     marker.check_len.flags = flags;
