@@ -45,9 +45,12 @@ struct {
 } bench_sink_counts SEC(".maps");
 
 /* The stream's UDP destination port, and its IPv4 destination address
- * (network byte order; 0 for any). */
-const volatile __u16 udp_dport = 9;
-const volatile __be32 stream_daddr = 0;
+ * (network byte order; 0 for any), as the stream arrives here: set by
+ * userspace through the mmapped .data and .bss before a measurement, for
+ * what arrives differs between pipelines (a tunnel's encapsulated frames
+ * go to its UDP port and the remote endpoint). */
+volatile __u16 udp_dport = 9;
+volatile __be32 stream_daddr = 0;
 
 /* Nonzero while userspace wants the headers checked (read through the
  * mmapped .bss). */

@@ -232,9 +232,12 @@ xdp_dp_tc(struct __sk_buff *skb)
         }
     }
 
-    if (flags & XDP_DP_SKB_META_F_TNL_PUSH && tc_tnl_push(skb)) {
-        COUNT(n_tc_error, 1);
-        return TC_ACT_SHOT;
+    if (flags & XDP_DP_SKB_META_F_TNL_PUSH) {
+        if (tc_tnl_push(skb)) {
+            COUNT(n_tc_error, 1);
+            return TC_ACT_SHOT;
+        }
+        COUNT(n_tnl_push, 1);
     }
 
 #pragma unroll

@@ -710,6 +710,7 @@ do_tnl_push(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 i,
     if (xdp_dp_tnl_push__(ctx, flow, i, &buf->key, 0)) {
         return -1;
     }
+    COUNT(n_tnl_push, 1);
     return do_output(ctx, md, buf, &none, out->output.port, 0, NULL);
 }
 
@@ -861,6 +862,7 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             /* dp_pass() checked it with xdp_dp_tnl_pop_ok__(). */
             if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_POP))
                 && !do_tnl_pop(ctx, md, key, a->tnl_pop.port)) {
+                COUNT(n_tnl_pop, 1);
                 return RECIRCULATE;
             }
             error = -1;

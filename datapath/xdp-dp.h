@@ -38,7 +38,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 14
+#define XDP_DP_ABI_VERSION 15
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -545,6 +545,9 @@ struct xdp_dp_stats {
     __u64 n_sample_limited;     /* Copies that sample() actions drew but
                                  * did not send: their port had used its
                                  * sampling budget, or the ring was full. */
+    __u64 n_tnl_push;           /* Packets encapsulated by tnl_push: by XDP
+                                 * (native mode) or by the TC half. */
+    __u64 n_tnl_pop;            /* Packets decapsulated by tnl_pop in XDP. */
     __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
                                          * to rank subtables. */
 };

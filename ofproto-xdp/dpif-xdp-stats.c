@@ -135,6 +135,8 @@ format_stats(struct dp_xdp *dp, void *s_)
     put_counter(s, "xdp-metered", x.n_metered);
     put_counter(s, "xdp-sampled", x.n_sampled);
     put_counter(s, "xdp-sample-limited", x.n_sample_limited);
+    put_counter(s, "xdp-tnl-push", x.n_tnl_push);
+    put_counter(s, "xdp-tnl-pop", x.n_tnl_pop);
 
     /* Moved only by the TC half. */
     put_counter(s, "tc-redirected", x.n_tc_redirected);

@@ -151,6 +151,10 @@ static const char *const fwd_pipeline_names[FWD_N_PIPELINES] = {
     [FWD_CONNTRACK_DNAT] = "conntrack-dnat",
     [FWD_SFLOW] = "sflow",
     [FWD_METER] = "meter",
+    [FWD_VXLAN_ENCAP] = "vxlan-encap",
+    [FWD_VXLAN_DECAP] = "vxlan-decap",
+    [FWD_GENEVE_ENCAP] = "geneve-encap",
+    [FWD_GENEVE_DECAP] = "geneve-decap",
 };
 static const char *const fwd_pipeline_descriptions[FWD_N_PIPELINES] = {
     [FWD_STATELESS] = "in_port=A,actions=output:B and back; Linux bridge: "
@@ -168,6 +172,13 @@ static const char *const fwd_pipeline_descriptions[FWD_N_PIPELINES] = {
     [FWD_METER] = "in_port=A,actions=meter:1,output:B and back; meter 1 "
     "drops above\n100 Gbit/s, far above the offered load, so every frame "
     "passes its bucket",
+    [FWD_VXLAN_ENCAP] = "in_port=A,actions=output:vxlan (remote "
+    FWD_TNL_REMOTE_IP "), out of underlay\nport B (native tunneling); Linux "
+    "bridge: A and a VXLAN device",
+    [FWD_VXLAN_DECAP] = "the generator sends VXLAN to " FWD_TNL_LOCAL_IP
+    " on underlay port A;\nin_port=vxlan,actions=output:B",
+    [FWD_GENEVE_ENCAP] = "as vxlan-encap, with Geneve",
+    [FWD_GENEVE_DECAP] = "as vxlan-decap, with Geneve",
 };
 
 /* Addresses of the two namespaces' veth ends ("oxb" in the middle). */
@@ -197,7 +208,11 @@ Options:\n\
                          port), conntrack (a stateful firewall),\n\
                          conntrack-dnat (the same with destination NAT),\n\
                          sflow (stateless with sFlow at 1/64), meter\n\
-                         (stateless through a meter) (default: stateless)\n\
+                         (stateless through a meter), vxlan-encap,\n\
+                         vxlan-decap, geneve-encap, geneve-decap\n\
+                         (default: stateless)\n\
+  --tunnel=LIST          vxlan, geneve or both: adds the tunnel's\n\
+                         encap and decap pipelines\n\
   --cpu=N                run the generator on CPU N (default: the last)\n\
   --batch-size=N         frames per live-frames batch (default 64)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
@@ -287,6 +302,30 @@ fwd_parse_pipelines(struct fwd_options *opts, const char *list)
     }
 }
 
+/* Parses --tunnel's comma-separated 'list' of tunnel types into
+ * 'pipelines': both pipelines of each. */
+static void
+fwd_parse_tunnels(bool pipelines[FWD_N_PIPELINES], const char *list)
+{
+    char *copy = xstrdup(list);
+    char *token, *save_ptr = NULL;
+
+    for (token = strtok_r(copy, ",", &save_ptr); token;
+         token = strtok_r(NULL, ",", &save_ptr)) {
+        if (!strcmp(token, "vxlan")) {
+            pipelines[FWD_VXLAN_ENCAP] = true;
+            pipelines[FWD_VXLAN_DECAP] = true;
+        } else if (!strcmp(token, "geneve")) {
+            pipelines[FWD_GENEVE_ENCAP] = true;
+            pipelines[FWD_GENEVE_DECAP] = true;
+        } else {
+            ovs_fatal(0, "--tunnel: unknown tunnel \"%s\" (vxlan or "
+                      "geneve)", token);
+        }
+    }
+    free(copy);
+}
+
 /* Marks the results that --switches and --pipeline chose, and those that
  * cannot be measured as skipped. */
 static void
@@ -354,6 +393,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         OPT_JSON,
         OPT_PLOT,
         OPT_SINK,
+        OPT_TUNNEL,
     };
     static const struct option long_options[] = {
         {"duration", required_argument, NULL, OPT_DURATION},
@@ -369,11 +409,13 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         {"json", required_argument, NULL, OPT_JSON},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"sink", required_argument, NULL, OPT_SINK},
+        {"tunnel", required_argument, NULL, OPT_TUNNEL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     char *short_options = ovs_cmdl_long_options_to_short_options(long_options);
     struct fwd_options *opts = &fwd->opts;
+    bool tunnels[FWD_N_PIPELINES] = { false };
     bool cpu_set = false;
 
     opts->duration = 5;
@@ -441,6 +483,9 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
             free(opts->plot_file);
             opts->plot_file = xstrdup(optarg);
             break;
+        case OPT_TUNNEL:
+            fwd_parse_tunnels(tunnels, optarg);
+            break;
         case OPT_SINK:
             if (!strcmp(optarg, "stack")) {
                 opts->stack_sink = true;
@@ -461,6 +506,9 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
     if (optind < argc) {
         ovs_fatal(0, "forward: unexpected argument \"%s\" (use --help)",
                   argv[optind]);
+    }
+    for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+        opts->pipelines[p] |= tunnels[p];
     }
 
     if (!cpu_set) {
@@ -542,6 +590,7 @@ fwd_build_frame(struct fwd *fwd, enum fwd_pipeline p)
 {
     fwd_put_frame(fwd->frame, fwd_gen_mac, fwd_sink_mac, FWD_GEN_IP,
                   fwd_stream_dst(p), FWD_UDP_SPORT_BASE, FWD_UDP_DPORT);
+    fwd->frame_size = FWD_FRAME_SIZE;
 }
 
 /* Sends a frame from the sink's veth end to the generator's, so that a
@@ -579,7 +628,7 @@ fwd_generator_start(struct fwd *fwd)
     gen->nice = 0;
     gen->batch_size = fwd->opts.batch_size;
     gen->frame = fwd->frame;
-    gen->frame_size = FWD_FRAME_SIZE;
+    gen->frame_size = fwd->frame_size;
     bench_generator_start(gen, "generator");
 }
 
@@ -693,6 +742,13 @@ fwd_linux_bridge_setup(struct fwd *fwd, enum fwd_pipeline p,
 static void
 fwd_switch_teardown(struct fwd *fwd, const struct fwd_switch *sw)
 {
+    if (sw->kind != FWD_FLOOR && fwd_pipeline_is_tunnel(fwd->pipeline)) {
+        fwd_tnl_teardown(fwd, sw);
+        bench_xdp_clear(fwd->gen.root_name, sw->name);
+        bench_xdp_clear(fwd->sink.root_name, sw->name);
+        fwd->active = NULL;
+        return;
+    }
     switch (sw->kind) {
     case FWD_FLOOR:
         bpf_link__destroy(fwd->floor_link);
@@ -737,6 +793,13 @@ fwd_switch_setup(struct fwd *fwd, const struct fwd_switch *sw,
 
     fwd->active = sw;
     fwd->pipeline = p;
+    if (fwd_pipeline_is_tunnel(p) && sw->kind != FWD_FLOOR) {
+        error = fwd_tnl_setup(fwd, sw, p, why);
+        if (error) {
+            fwd_switch_teardown(fwd, sw);
+        }
+        return error;
+    }
     switch (sw->kind) {
     case FWD_FLOOR:
         if (fwd->opts.stack_sink) {
@@ -867,7 +930,10 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
     bool xdp_ct = stateful && sw->kind == FWD_OVS_XDP;
     bool xdp_monitor = ((p == FWD_SFLOW || p == FWD_METER)
                         && sw->kind == FWD_OVS_XDP);
+    bool tunnel = fwd_pipeline_is_tunnel(p) && sw->kind != FWD_FLOOR;
+    bool xdp_tnl = tunnel && sw->kind == FWD_OVS_XDP;
     struct fwd_monitor_counts mon_before, mon_after;
+    struct fwd_tnl_counts tnl_before, tnl_after;
     struct fwd_ct_counts ct_before, ct_after;
     struct fwd_snapshot before, after;
     struct ds note = DS_EMPTY_INITIALIZER;
@@ -883,6 +949,11 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
     if (sw->kind == FWD_OVS_XDP && !r->note) {
         r->note = fwd_ovs_xdp_tx_mode(fwd);
     }
+    if (tunnel) {
+        /* Encapsulated frames go to the switch's own address. */
+        fwd_tnl_build_frame(fwd, p);
+    }
+    fwd_tnl_set_sink(fwd, tunnel ? p : FWD_STATELESS);
 
     /* Learning frames before and while the generator starts: the first
      * may come before the switch listens on its ports. */
@@ -894,6 +965,18 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
         }
     }
     fwd_generator_start(fwd);
+    if (xdp_tnl) {
+        double waited = fwd_tnl_wait_compiled(fwd, p);
+
+        if (waited < 0) {
+            ovs_error(0, "ovs-xdp %s: no code for the tunnel action in "
+                      "XDP after 10 s", fwd_pipeline_names[p]);
+        } else {
+            ds_put_format(&note, "program with the tunnel action's code "
+                          "running %.1f s after the stream started",
+                          waited);
+        }
+    }
     for (int i = 0; i < 5; i++) {
         bench_sleep(fwd->opts.warmup / 5);
         fwd_send_learning_frame(fwd);
@@ -905,9 +988,16 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
     if (xdp_monitor) {
         fwd_monitor_counts(fwd, &mon_before);
     }
+    if (xdp_tnl) {
+        fwd_tnl_counts(fwd, &tnl_before);
+    }
     fwd_snapshot(fwd, &before);
     bench_sleep(fwd->opts.duration);
     fwd_snapshot(fwd, &after);
+    if (xdp_tnl) {
+        fwd_tnl_counts(fwd, &tnl_after);
+        fwd_tnl_put_slow_flows(fwd, &tnl_before, &tnl_after);
+    }
     if (xdp_ct) {
         fwd_ovs_xdp_ct_counts(fwd, &ct_after);
     }
@@ -958,7 +1048,10 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
     if (xdp_monitor) {
         fwd_monitor_note(fwd, p, &mon_before, &mon_after, frames, &note);
     }
-    if (stateful || xdp_monitor) {
+    if (xdp_tnl) {
+        fwd_tnl_note(p, &tnl_before, &tnl_after, frames, &note);
+    }
+    if (stateful || xdp_monitor || xdp_tnl) {
         free(r->state_note);
         r->state_note = ds_steal_cstr(&note);
     }
@@ -1205,10 +1298,15 @@ fwd_print_table(const struct fwd *fwd)
     }
     ds_destroy(&notes);
     if (n_checked && !n_bad) {
+        bool encap = (fwd->opts.pipelines[FWD_VXLAN_ENCAP]
+                      || fwd->opts.pipelines[FWD_GENEVE_ENCAP]);
+
         ds_put_format(&out, "Sink check, %g s after each measurement: all "
-                      "%llu frames checked were\nto %s, with right IPv4 "
+                      "%llu frames checked were\nto %s%s, with right IPv4 "
                       "checksums and the generator's zero UDP checksum.\n",
-                      FWD_CHECK_TIME, n_checked, FWD_SINK_IP);
+                      FWD_CHECK_TIME, n_checked, FWD_SINK_IP,
+                      encap ? " (encapsulated ones to " FWD_TNL_REMOTE_IP ")"
+                      : "");
     }
 
     if (linux_bridge && fwd_bridge_nf_call_iptables()) {
@@ -1467,6 +1565,8 @@ fwd_setup(struct fwd *fwd)
     struct ds why = DS_EMPTY_INITIALIZER;
 
     fwd->ovs_bridge = xasprintf("%sbr%ld", BENCH_PREFIX, (long) getpid());
+    fwd->tnl_bridge = xasprintf("%sbu%ld", BENCH_PREFIX, (long) getpid());
+    fwd->tnl_port = xasprintf("%stn%ld", BENCH_PREFIX, (long) getpid());
     fwd->linux_bridge = xasprintf("%slb%ld", BENCH_PREFIX, (long) getpid());
     fwd->nft_table = xasprintf("%s%ld", BENCH_PREFIX, (long) getpid());
     if (bench_pair_create(&fwd->gen, "g", fwd_gen_mac, NULL, &why)
@@ -1491,8 +1591,8 @@ fwd_setup(struct fwd *fwd)
     if (!fwd->sink_skel) {
         ovs_fatal(errno, "cannot open the sink program");
     }
-    fwd->sink_skel->rodata->udp_dport = FWD_UDP_DPORT;
-    fwd->sink_skel->rodata->stream_daddr = fwd_ip(FWD_SINK_IP);
+    fwd->sink_skel->data->udp_dport = FWD_UDP_DPORT;
+    fwd->sink_skel->bss->stream_daddr = fwd_ip(FWD_SINK_IP);
     if (bench_sink__load(fwd->sink_skel)) {
         ovs_fatal(errno, "cannot load the sink program");
     }

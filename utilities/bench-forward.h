@@ -41,6 +41,10 @@ struct svec;
 /* The frames: 64 bytes of Ethernet, IPv4 and UDP to port FWD_UDP_DPORT,
  * from FWD_UDP_SPORT_BASE and up. */
 #define FWD_FRAME_SIZE 64
+
+/* The longest frame the generator sends: the stream's frame in a tunnel
+ * header (bench-forward-tnl.c). */
+#define FWD_FRAME_MAX 128
 #define FWD_UDP_DPORT 9
 #define FWD_UDP_SPORT_BASE 1024
 
@@ -50,6 +54,11 @@ struct svec;
 #define FWD_GEN_IP "198.18.0.1"
 #define FWD_SINK_IP "198.18.0.2"
 #define FWD_VIP "198.18.0.100"
+
+/* The tunnel pipelines' endpoints: the switch's underlay address and the
+ * remote one, behind its underlay port. */
+#define FWD_TNL_LOCAL_IP "198.19.0.1"
+#define FWD_TNL_REMOTE_IP "198.19.0.2"
 
 /* The conntrack zone of the stateful pipelines. */
 #define FWD_CT_ZONE 1
@@ -87,6 +96,10 @@ enum fwd_pipeline {
     FWD_SFLOW,                  /* Stateless, with sFlow sampling 1/64. */
     FWD_METER,                  /* Stateless, through a meter whose rate
                                  * is above the offered load. */
+    FWD_VXLAN_ENCAP,            /* Into a VXLAN tunnel... */
+    FWD_VXLAN_DECAP,            /* ...and out of one. */
+    FWD_GENEVE_ENCAP,           /* The same with Geneve. */
+    FWD_GENEVE_DECAP,
     FWD_N_PIPELINES
 };
 
@@ -135,6 +148,9 @@ struct fwd {
     struct bench_pair gen;      /* Generator's veth pair. */
     struct bench_pair sink;     /* Sink's veth pair. */
     char *ovs_bridge;           /* Name of the OVS bridges. */
+    char *tnl_bridge;           /* Name of the OVS underlay bridges. */
+    char *tnl_port;             /* Name of the tunnel ports and devices. */
+    struct eth_addr tnl_mac;    /* The switch's underlay address. */
     char *linux_bridge;         /* Name of the Linux bridge. */
     char *nft_table;            /* Name of its nftables tables. */
     unsigned int n_nft_setups;  /* fwd_nft_setup() calls so far. */
@@ -150,7 +166,8 @@ struct fwd {
     struct bench_generator generator;
     const struct fwd_switch *active;    /* Switch set up now, or NULL. */
     enum fwd_pipeline pipeline;         /* Its pipeline. */
-    uint8_t frame[FWD_FRAME_SIZE];      /* The stream's frame. */
+    uint8_t frame[FWD_FRAME_MAX];       /* The stream's frame... */
+    size_t frame_size;                  /* ...of this many bytes. */
 };
 
 /* ovs-vswitchd-xdp's counters of ct() (dpif-xdp/stats-show), summed over
@@ -214,5 +231,25 @@ void fwd_ovs_xdp_ct_counts(struct fwd *, struct fwd_ct_counts *);
 int fwd_ovs_xdp_cached(struct fwd *);
 void fwd_ovs_put_ct_flows(struct fwd *, const struct fwd_switch *,
                           struct ds *note);
+
+/* bench-forward-tnl.c: the tunnel pipelines. */
+bool fwd_pipeline_is_tunnel(enum fwd_pipeline);
+int fwd_tnl_setup(struct fwd *, const struct fwd_switch *, enum fwd_pipeline,
+                  struct ds *why);
+void fwd_tnl_teardown(struct fwd *, const struct fwd_switch *);
+void fwd_tnl_build_frame(struct fwd *, enum fwd_pipeline);
+void fwd_tnl_set_sink(struct fwd *, enum fwd_pipeline);
+struct fwd_tnl_counts {
+    long long push;             /* xdp-tnl-push, or -1. */
+    long long pop;              /* xdp-tnl-pop, or -1. */
+    long long slow_path;        /* xdp-slow-path, or -1. */
+};
+void fwd_tnl_counts(struct fwd *, struct fwd_tnl_counts *);
+double fwd_tnl_wait_compiled(struct fwd *, enum fwd_pipeline);
+void fwd_tnl_put_slow_flows(struct fwd *, const struct fwd_tnl_counts *before,
+                            const struct fwd_tnl_counts *after);
+void fwd_tnl_note(enum fwd_pipeline, const struct fwd_tnl_counts *before,
+                  const struct fwd_tnl_counts *after,
+                  unsigned long long frames, struct ds *note);
 
 #endif /* bench-forward.h */

@@ -1017,8 +1017,8 @@ storm_setup(struct storm *st)
     if (!st->sink_skel) {
         ovs_fatal(errno, "cannot open the sink program");
     }
-    st->sink_skel->rodata->udp_dport = FWD_UDP_DPORT;
-    st->sink_skel->rodata->stream_daddr = fwd_ip(FWD_SINK_IP);
+    st->sink_skel->data->udp_dport = FWD_UDP_DPORT;
+    st->sink_skel->bss->stream_daddr = fwd_ip(FWD_SINK_IP);
     if (bench_sink__load(st->sink_skel)) {
         ovs_fatal(errno, "cannot load the sink program");
     }
