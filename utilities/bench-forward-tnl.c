@@ -398,9 +398,11 @@ void
 fwd_tnl_counts(struct fwd *fwd, struct fwd_tnl_counts *c)
 {
     static const char *const names[] = {
-        "xdp-tnl-push", "xdp-tnl-pop", "xdp-slow-path",
+        "xdp-tnl-push", "xdp-tnl-pop", "xdp-slow-path", "xdp-fallback",
     };
-    long long *const values[] = { &c->push, &c->pop, &c->slow_path };
+    long long *const values[] = {
+        &c->push, &c->pop, &c->slow_path, &c->fallback,
+    };
 
     fwd_ovs_xdp_counters(fwd, names, values, ARRAY_SIZE(names));
 }
@@ -465,12 +467,14 @@ fwd_tnl_note(enum fwd_pipeline p, const struct fwd_tnl_counts *before,
     long long push = after->push - before->push;
     long long pop = after->pop - before->pop;
     long long slow = after->slow_path - before->slow_path;
+    long long fallback = after->fallback - before->fallback;
     long long done = fwd_tnl_is_encap(p) ? push : pop;
 
     ds_put_format(note, "%sin XDP: xdp-tnl-push +%lld, xdp-tnl-pop +%lld "
-                  "(%.2f per frame at the sink), xdp-slow-path +%lld",
-                  note->length ? "\n" : "", push, pop,
-                  frames ? (double) done / frames : 0.0, slow);
+                  "(%.2f per frame at the sink), xdp-slow-path +%lld\n"
+                  "xdp-fallback +%lld (lookups past the compiled "
+                  "subtables)", note->length ? "\n" : "", push, pop,
+                  frames ? (double) done / frames : 0.0, slow, fallback);
     if (done < (long long) frames || slow) {
         ovs_error(0, "ovs-xdp %s: %lld frames at the sink, but XDP %s "
                   "%lld and sent %lld to ovs-vswitchd", fwd_tnl_is_encap(p)

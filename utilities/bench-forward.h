@@ -243,6 +243,7 @@ struct fwd_tnl_counts {
     long long push;             /* xdp-tnl-push, or -1. */
     long long pop;              /* xdp-tnl-pop, or -1. */
     long long slow_path;        /* xdp-slow-path, or -1. */
+    long long fallback;         /* xdp-fallback, or -1. */
 };
 void fwd_tnl_counts(struct fwd *, struct fwd_tnl_counts *);
 double fwd_tnl_wait_compiled(struct fwd *, enum fwd_pipeline);
