@@ -832,8 +832,9 @@ struct xdp_dp_flow_meta {
  * packet's own length.  (The kernel datapath counts neither: a tag it
  * pushes is out of band, in the skb, and it keeps the padding.  Where the
  * two disagree, XDP follows dpif-netdev, which ovs-vswitchd's own
- * execution of a miss is.)  An IPv6 packet whose extension headers OVS
- * could not parse keeps its padding here, found by no parse. */
+ * execution of a miss is.)  One difference is left: an IPv6 packet whose
+ * extension headers do not parse is counted here with its padding, which
+ * OVS leaves out (it finds the padding before the extension headers). */
 #define XDP_DP_CPL_F_GT_SLOW 0x01
 #define XDP_DP_CPL_F_LE_SLOW 0x02
 #define XDP_DP_CPL_F_GT_DROP 0x04
