@@ -53,7 +53,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "csum.h"
 #include "openvswitch/dynamic-string.h"
 #include "packets.h"
 #include "svec.h"
@@ -339,44 +338,24 @@ fwd_tnl_teardown(struct fwd *fwd, const struct fwd_switch *sw)
 void
 fwd_tnl_build_frame(struct fwd *fwd, enum fwd_pipeline p)
 {
-    uint8_t inner[FWD_FRAME_SIZE];
-
-    fwd_put_frame(inner, fwd_gen_mac, fwd_sink_mac, FWD_GEN_IP,
-                  FWD_SINK_IP, FWD_UDP_SPORT_BASE, FWD_UDP_DPORT);
-    if (fwd_tnl_is_encap(p)) {
-        memcpy(fwd->frame, inner, sizeof inner);
-        fwd->frame_size = sizeof inner;
-        return;
-    }
-
+    size_t hlen = fwd_tnl_is_encap(p) ? 0 : FWD_TNL_HLEN;
     uint8_t *f = fwd->frame;
-    struct eth_header *eth = (struct eth_header *) f;
-    struct ip_header *ip = (struct ip_header *) (eth + 1);
-    struct udp_header *udp = (struct udp_header *) (ip + 1);
-    ovs_be32 *tnl = (ovs_be32 *) (udp + 1);
-    size_t ip_len = FWD_TNL_HLEN - sizeof *eth + sizeof inner;
 
-    memset(f, 0, FWD_FRAME_MAX);
-    eth->eth_dst = fwd->tnl_mac;
-    eth->eth_src = fwd_gen_mac;
-    eth->eth_type = htons(ETH_TYPE_IP);
-    ip->ip_ihl_ver = IP_IHL_VER(5, IP_VERSION);
-    ip->ip_tot_len = htons(ip_len);
-    ip->ip_frag_off = htons(IP_DONT_FRAGMENT);
-    ip->ip_ttl = 64;
-    ip->ip_proto = IPPROTO_UDP;
-    put_16aligned_be32(&ip->ip_src, fwd_ip(FWD_TNL_REMOTE_IP));
-    put_16aligned_be32(&ip->ip_dst, fwd_ip(FWD_TNL_LOCAL_IP));
-    ip->ip_csum = csum(ip, sizeof *ip);
-    udp->udp_src = htons(FWD_UDP_SPORT_BASE);
-    udp->udp_dst = htons(fwd_tnl_udp_port(p));
-    udp->udp_len = htons(ip_len - sizeof *ip);
-    /* VXLAN: the I flag, then VNI 0.  Geneve: version 0, no option,
-     * Transparent Ethernet Bridging inside, then VNI 0. */
-    tnl[0] = fwd_tnl_is_geneve(p) ? htonl(ETH_TYPE_TEB) : htonl(0x08000000);
-    tnl[1] = htonl(0);
-    memcpy(tnl + 2, inner, sizeof inner);
-    fwd->frame_size = FWD_TNL_HLEN + sizeof inner;
+    fwd->frame_size = hlen + FWD_FRAME_SIZE;
+    if (hlen) {
+        ovs_be32 *tnl = (ovs_be32 *) (f + FWD_TNL_HLEN - 8);
+
+        fwd_put_frame_sized(f, fwd->frame_size, fwd_gen_mac, fwd->tnl_mac,
+                            FWD_TNL_REMOTE_IP, FWD_TNL_LOCAL_IP,
+                            FWD_UDP_SPORT_BASE, fwd_tnl_udp_port(p));
+        /* VXLAN: the I flag, then VNI 0.  Geneve: version 0, no option,
+         * Transparent Ethernet Bridging inside, then VNI 0. */
+        tnl[0] = (fwd_tnl_is_geneve(p) ? htonl(ETH_TYPE_TEB)
+                  : htonl(0x08000000));
+        tnl[1] = htonl(0);
+    }
+    fwd_put_frame(f + hlen, fwd_gen_mac, fwd_sink_mac, FWD_GEN_IP,
+                  FWD_SINK_IP, FWD_UDP_SPORT_BASE, FWD_UDP_DPORT);
 }
 
 /* Tells the sink what the stream of pipeline 'p' looks like as it

@@ -549,12 +549,23 @@ fwd_put_frame(uint8_t *frame, struct eth_addr eth_src,
               struct eth_addr eth_dst, const char *ip_src,
               const char *ip_dst, uint16_t sport, uint16_t dport)
 {
+    fwd_put_frame_sized(frame, FWD_FRAME_SIZE, eth_src, eth_dst, ip_src,
+                        ip_dst, sport, dport);
+}
+
+/* The same for a frame of 'size' bytes (a tunnel's outer headers, with
+ * the payload left zero for the caller). */
+void
+fwd_put_frame_sized(uint8_t *frame, size_t size, struct eth_addr eth_src,
+                    struct eth_addr eth_dst, const char *ip_src,
+                    const char *ip_dst, uint16_t sport, uint16_t dport)
+{
     struct eth_header *eth = (struct eth_header *) frame;
     struct ip_header *ip = (struct ip_header *) (eth + 1);
     struct udp_header *udp = (struct udp_header *) (ip + 1);
-    size_t ip_len = FWD_FRAME_SIZE - sizeof *eth;
+    size_t ip_len = size - sizeof *eth;
 
-    memset(frame, 0, FWD_FRAME_SIZE);
+    memset(frame, 0, size);
     eth->eth_dst = eth_dst;
     eth->eth_src = eth_src;
     eth->eth_type = htons(ETH_TYPE_IP);

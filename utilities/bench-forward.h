@@ -183,6 +183,9 @@ extern const struct eth_addr fwd_sink_mac;
 
 /* bench-forward.c: frames, switches and the sink. */
 ovs_be32 fwd_ip(const char *s);
+void fwd_put_frame_sized(uint8_t *frame, size_t size, struct eth_addr eth_src,
+                         struct eth_addr eth_dst, const char *ip_src,
+                         const char *ip_dst, uint16_t sport, uint16_t dport);
 void fwd_put_frame(uint8_t *frame, struct eth_addr eth_src,
                    struct eth_addr eth_dst, const char *ip_src,
                    const char *ip_dst, uint16_t sport, uint16_t dport);
