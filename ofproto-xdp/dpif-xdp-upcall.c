@@ -613,10 +613,17 @@ handler_for_pid(struct dp_xdp *dp OVS_UNUSED, uint32_t pid OVS_UNUSED)
  * both read back as the same struct flow: ofproto then sees what it sees
  * from dpif-netdev (found by ovs-xdp-bench fuzz).
  *
- * A stack cut off after an entry without the bottom-of-stack bit cannot
- * go up at all: ofproto's translation of an MPLS push aborts ovs-vswitchd
- * on such a flow in commit_mpls_action(), as it does on dpif-netdev's own
- * misses (Open vSwitch 3.1's bug).  Those are dropped and counted. */
+ * A frame that arrives with its stack cut off after an entry without the
+ * bottom-of-stack bit does not go up at all: ofproto's translation of an
+ * MPLS push aborts ovs-vswitchd on such a flow in commit_mpls_action(), as
+ * it does on dpif-netdev's own misses (Open vSwitch 3.1's bug), so anyone
+ * who can send one frame could stop the switch.  Those are dropped and
+ * counted, and so are those that a tunnel pop takes out (recirculation
+ * id 0 again).  A stack that the pipeline's own actions cut off (pushes onto
+ * a frame too short for the entries it had) goes up when recirculated, as
+ * on dpif-netdev: which translation follows is the flow table's, and
+ * dropping it would differ from dpif-netdev (found by ovs-xdp-bench
+ * fuzz). */
 
 /* The number of whole label stack entries that flow_extract() found in
  * MPLS 'packet', up to the bottom of the stack, at most
@@ -669,14 +676,14 @@ mpls_key_put(const struct nlattr *key, size_t key_len,
     }
 }
 
-/* Whether MPLS 'packet', whose flow is 'flow', has its label stack cut
- * off after an entry without the bottom-of-stack bit: no miss may take it
- * up (see "MPLS misses"). */
+/* Whether MPLS 'packet', whose flow is 'flow', came from the wire with
+ * its label stack cut off after an entry without the bottom-of-stack bit:
+ * no miss may take it up (see "MPLS misses"). */
 static bool
 mpls_cut_off(const struct dp_packet *packet, const struct flow *flow)
 {
     bool bottom;
-    int n = (eth_type_mpls(flow->dl_type)
+    int n = (eth_type_mpls(flow->dl_type) && !packet->md.recirc_id
              ? mpls_count_entries(packet, &bottom) : 0);
 
     return n && !bottom && n < FLOW_MAX_MPLS_LABELS;
@@ -922,6 +929,7 @@ execute_recirc(struct dp_xdp_execute_ctx *ctx, struct dp_packet_batch *batch,
         }
         flow_extract(p, &flow);
         if (mpls_cut_off(p, &flow)) {
+            /* Only a frame that a tunnel pop just took out. */
             COVERAGE_INC(xdp_upcall_mpls_truncated);
             VLOG_WARN_RL(&rl, "%s: dropped an MPLS packet whose label stack "
                          "is cut off (%"PRIu32" bytes)", ctx->dp->name,
