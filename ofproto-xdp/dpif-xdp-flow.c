@@ -339,8 +339,8 @@ dp_xdp_flow_set_actions(struct dp_xdp_flow *flow,
 }
 
 /* Tells the compiler if 'flow' has an action the running program has no
- * code for: until a new program is compiled, its packets go to
- * ovs-vswitchd. */
+ * code for: the compiler swaps the generic program in at once, or with
+ * automatic compiles off, the flow's packets go to ovs-vswitchd. */
 static void
 flow_check_actions(struct dp_xdp *dp, const struct dp_xdp_flow *flow)
     OVS_REQUIRES(dp->flow_mutex)

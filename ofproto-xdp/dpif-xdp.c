@@ -468,12 +468,14 @@ dp_xdp_load_program(struct dp_xdp *dp, const struct xdp_dp_cfg *cfg,
     return 0;
 }
 
-/* Replaces 'dp''s program by 'skel', loaded by dp_xdp_load_program(), and
- * swaps it in on every port at once with bpf_link_update(): an upgrade,
- * and how a recompiled program comes in.  The kernel's dispatcher changes
- * twice (the new program joins, the old one leaves), however many ports
- * there are.  Takes ownership of 'skel'.  Returns 0 or a positive errno;
- * on failure the old program keeps running on every port it ran on. */
+/* Replaces 'dp''s program by 'skel', loaded by dp_xdp_load_program() (or
+ * 'dp->skel', the generic program that 'dp' keeps), and swaps it in on
+ * every port at once with bpf_link_update(): an upgrade, and how a
+ * recompiled program comes in.  The kernel's dispatcher changes twice (the
+ * new program joins, the old one leaves), however many ports there are.
+ * Takes ownership of 'skel', unless it is 'dp->skel'.  Returns 0 or a
+ * positive errno; on failure the old program keeps running on every port
+ * it ran on. */
 int
 dp_xdp_swap_program(struct dp_xdp *dp, struct xdp_dp *skel, struct ds *reply)
     OVS_EXCLUDED(dp->flow_mutex, dp->port_mutex)
@@ -521,7 +523,9 @@ dp_xdp_swap_program(struct dp_xdp *dp, struct xdp_dp *skel, struct ds *reply)
     if (error) {
         /* Some ports may run the new program already: it shares the maps,
          * so that is harmless, and it stays loaded through their links. */
-        xdp_dp__destroy(skel);
+        if (skel != dp->skel) {
+            xdp_dp__destroy(skel);
+        }
         return error;
     }
     if (reply) {
