@@ -206,14 +206,20 @@ dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
         }
     }
 
-    uint32_t count = n;
-    int error;
+    struct xdp_map_calls calls = { 0 };     /* Not the flow table's. */
+    struct xdp_map_batch mb = {
+        .fd = m->cmap_fd,
+        .key_size = key_size,
+        .value_size = sizeof *values,
+        .flags = BPF_ANY,
+        .stop_at_error = add,
+        .calls = &calls,
+    };
     if (add) {
-        error = (n == 1
-                 ? bpf_map_update_elem(m->cmap_fd, keys, values, BPF_ANY)
-                 : bpf_map_update_batch(m->cmap_fd, keys, values, &count,
-                                        NULL)) ? errno : 0;
-        if (error) {
+        int *errors = xmalloc(n * sizeof *errors);
+        size_t done = xdp_map_batch_update(&mb, keys, values, n, errors);
+
+        if (done < n) {
             /* Full, most likely (E2BIG): the rest is found by the
              * fallback until the next compile gives a bigger map. */
             static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
@@ -221,21 +227,14 @@ dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
             VLOG_INFO_RL(&rl, "%s: subtable %d: compact map of %"PRIu32
                          " entries refused a flow (%s): recompiling",
                          dp->name, mask_slot, m->cmap_size,
-                         ovs_strerror(error));
+                         ovs_strerror(errors[done]));
             m->cmap_full = true;
             dp_xdp_compile_table_changed(dp, false);
         }
+        free(errors);
     } else {
-        error = (n == 1
-                 ? bpf_map_delete_elem(m->cmap_fd, keys)
-                 : bpf_map_delete_batch(m->cmap_fd, keys, &count, NULL))
-                ? errno : 0;
-        if (error && n > 1) {
-            /* A flow that never fit stops the batch: go one by one. */
-            for (size_t i = 0; i < n; i++) {
-                bpf_map_delete_elem(m->cmap_fd, keys + i * key_size);
-            }
-        }
+        /* A flow that never fit is not there: every one is tried. */
+        xdp_map_batch_delete(&mb, keys, n, NULL);
     }
     free(keys);
     free(values);

@@ -69,13 +69,26 @@ flow_meta_fill(const struct dp_xdp_flow *flow, struct xdp_dp_flow_meta *m)
     return true;
 }
 
+/* How the flow metadata map is written (see maps/map-batch.c). */
+static struct xdp_map_batch
+meta_batch(struct dp_xdp *dp)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    return (struct xdp_map_batch) {
+        .fd = bpf_map__fd(dp->skel->maps.xdp_dp_flow_meta),
+        .key_size = sizeof(uint32_t),
+        .value_size = sizeof(struct xdp_dp_flow_meta),
+        .flags = BPF_ANY,
+        .calls = &dp->calls,
+    };
+}
+
 /* Writes the metadata of the 'n' 'flows'. */
 void
 dp_xdp_flow_meta_write(struct dp_xdp *dp, struct dp_xdp_flow **flows,
                        size_t n)
     OVS_REQUIRES(dp->flow_mutex)
 {
-    int fd = bpf_map__fd(dp->skel->maps.xdp_dp_flow_meta);
     struct xdp_dp_flow_meta *metas;
     uint32_t *slots, count = 0;
 
@@ -92,22 +105,9 @@ dp_xdp_flow_meta_write(struct dp_xdp *dp, struct dp_xdp_flow **flows,
                          dp->name);
         }
     }
-    if (count > 1 && !dp->no_batch) {
-        uint32_t done = count;
+    struct xdp_map_batch mb = meta_batch(dp);
 
-        dp->calls.batch_update++;
-        if (!bpf_map_update_batch(fd, slots, metas, &done, NULL)) {
-            count = 0;
-        } else if (done < count) {
-            memmove(slots, slots + done, (count - done) * sizeof *slots);
-            memmove(metas, metas + done, (count - done) * sizeof *metas);
-            count -= done;
-        }
-    }
-    for (uint32_t i = 0; i < count; i++) {
-        dp->calls.elem_update++;
-        bpf_map_update_elem(fd, &slots[i], &metas[i], BPF_ANY);
-    }
+    xdp_map_batch_update(&mb, slots, metas, count, NULL);
     free(metas);
     free(slots);
 }
@@ -117,22 +117,10 @@ void
 dp_xdp_flow_meta_delete(struct dp_xdp *dp, uint32_t *slots, size_t n)
     OVS_REQUIRES(dp->flow_mutex)
 {
-    int fd = bpf_map__fd(dp->skel->maps.xdp_dp_flow_meta);
-    uint32_t done = 0;
+    struct xdp_map_batch mb = meta_batch(dp);
 
-    if (!dp->pinned || !n) {
-        return;
-    }
-    if (n > 1 && !dp->no_batch) {
-        done = n;
-        dp->calls.batch_delete++;
-        if (bpf_map_delete_batch(fd, slots, &done, NULL) && done >= n) {
-            done = 0;
-        }
-    }
-    for (size_t i = done; i < n; i++) {
-        dp->calls.elem_delete++;
-        bpf_map_delete_elem(fd, &slots[i]);
+    if (dp->pinned && n) {
+        xdp_map_batch_delete(&mb, slots, n, NULL);
     }
 }
 

@@ -80,10 +80,6 @@ VLOG_DEFINE_THIS_MODULE(dpif_xdp_flow);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 
-COVERAGE_DEFINE(xdp_flow_batch_update);
-COVERAGE_DEFINE(xdp_flow_batch_delete);
-COVERAGE_DEFINE(xdp_flow_elem_update);
-COVERAGE_DEFINE(xdp_flow_elem_delete);
 COVERAGE_DEFINE(xdp_flow_subtables_full);
 COVERAGE_DEFINE(xdp_flow_table_full);
 COVERAGE_DEFINE(xdp_flow_unspilled);
@@ -313,10 +309,32 @@ flow_zero_stats(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     }
 }
 
-static int
-flow_map_fd(const struct dp_xdp *dp, const struct dp_xdp_flow *flow)
+/* How flows are written to subtable 'mask_slot' (see maps/map-batch.c),
+ * with 'flags' for updates. */
+static struct xdp_map_batch
+subtable_batch(struct dp_xdp *dp, int mask_slot, uint64_t flags)
+    OVS_REQUIRES(dp->flow_mutex)
 {
-    return dp->masks[flow->mask_slot].map_fd;
+    return (struct xdp_map_batch) {
+        .fd = dp->masks[mask_slot].map_fd,
+        .key_size = sizeof(struct xdp_flow_key),
+        .value_size = sizeof(struct xdp_flow),
+        .flags = flags,
+        .calls = &dp->calls,
+    };
+}
+
+/* Writes 'flow' into its BPF subtable with 'flags' (BPF_ANY, BPF_EXIST or
+ * BPF_NOEXIST).  Returns 0 or a positive errno. */
+static int
+flow_write_one(struct dp_xdp *dp, struct dp_xdp_flow *flow, uint64_t flags)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    struct xdp_map_batch mb = subtable_batch(dp, flow->mask_slot, flags);
+    int error;
+
+    xdp_map_batch_update(&mb, &flow->xkey, &flow->xflow, 1, &error);
+    return error;
 }
 
 void
@@ -496,11 +514,8 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
         }
         dp_xdp_flow_set_actions(flow, put->actions, put->actions_len);
         if (flow_in_xdp(flow)) {
-            COVERAGE_INC(xdp_flow_elem_update);
-            dp->calls.elem_update++;
-            if (bpf_map_update_elem(flow_map_fd(dp, flow), &flow->xkey,
-                                    &flow->xflow, BPF_EXIST)) {
-                error = errno;
+            error = flow_write_one(dp, flow, BPF_EXIST);
+            if (error) {
                 VLOG_WARN_RL(&rl, "%s: cannot modify flow in XDP (%s)",
                              dp->name, ovs_strerror(error));
                 return error;
@@ -642,12 +657,9 @@ static int
 flow_put_commit_one(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     OVS_REQUIRES(dp->flow_mutex)
 {
-    COVERAGE_INC(xdp_flow_elem_update);
-    dp->calls.elem_update++;
-    if (bpf_map_update_elem(flow_map_fd(dp, flow), &flow->xkey,
-                            &flow->xflow, BPF_NOEXIST)) {
-        int error = errno;
+    int error = flow_write_one(dp, flow, BPF_NOEXIST);
 
+    if (error) {
         flow_put_abort(dp, flow, error);
         return error;
     }
@@ -708,12 +720,11 @@ flow_unspill(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     }
     flow->xkey = xkey;
     flow->mask_slot = mask_slot;
-    COVERAGE_INC(xdp_flow_elem_update);
-    dp->calls.elem_update++;
-    if (bpf_map_update_elem(flow_map_fd(dp, flow), &flow->xkey,
-                            &flow->xflow, BPF_NOEXIST)) {
+    int error = flow_write_one(dp, flow, BPF_NOEXIST);
+
+    if (error) {
         VLOG_WARN_RL(&rl, "%s: cannot move flow into XDP (%s)", dp->name,
-                     ovs_strerror(errno));
+                     ovs_strerror(error));
         flow->mask_slot = -1;
         dp_xdp_mask_unref(dp, mask_slot);
         return true;
@@ -792,19 +803,11 @@ compare_pending(const void *a_, const void *b_)
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-/* Whether the kernel refused a batch operation as such (rather than one of
- * its elements): then per-element calls take over, for good. */
-static bool
-batch_unsupported(int error)
-{
-    return error == EINVAL || error == EOPNOTSUPP || error == ENOTSUP;
-}
-
 /* Runs the length-'n' run of 'ops' that are all DPIF_OP_FLOW_PUT.  New
- * flows reach each BPF subtable in one BPF_MAP_UPDATE_BATCH.  When the
- * kernel stops part-way, it says how many it processed: those succeeded,
- * the next one failed with the error returned, and the rest are retried
- * one by one, so that each op gets its own result. */
+ * flows reach each BPF subtable in one BPF_MAP_UPDATE_BATCH, or as few as
+ * the kernel allows, and each op gets its own result (see
+ * maps/map-batch.c).  BPF_ANY: 'flows_by_key' already refused keys that
+ * are installed. */
 void
 dp_xdp_flow_put_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
 {
@@ -826,62 +829,41 @@ dp_xdp_flow_put_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
 
     struct xdp_flow_key *keys = xmalloc(n_pend * sizeof *keys);
     struct xdp_flow *values = xmalloc(n_pend * sizeof *values);
+    int *errors = xmalloc(n_pend * sizeof *errors);
     struct dp_xdp_flow **batched = xmalloc(n_pend * sizeof *batched);
     size_t n_batched = 0;
-    size_t start = 0;
-    while (start < n_pend) {
+    for (size_t start = 0, end; start < n_pend; start = end) {
         int mask_slot = pend[start].flow->mask_slot;
-        size_t end = start;
-        uint32_t count;
 
-        while (end < n_pend && pend[end].flow->mask_slot == mask_slot) {
+        for (end = start;
+             end < n_pend && pend[end].flow->mask_slot == mask_slot; end++) {
             keys[end - start] = pend[end].flow->xkey;
             values[end - start] = pend[end].flow->xflow;
-            end++;
         }
 
-        count = end - start;
-        if (count > 1 && !dp->no_batch) {
-            int error;
+        struct xdp_map_batch mb = subtable_batch(dp, mask_slot, BPF_ANY);
+        size_t first = n_batched;
 
-            COVERAGE_INC(xdp_flow_batch_update);
-            dp->calls.batch_update++;
-            error = bpf_map_update_batch(dp->masks[mask_slot].map_fd, keys,
-                                         values, &count, NULL) ? errno : 0;
-            if (error && count >= end - start) {
-                count = 0;      /* Nothing to go by: retry each. */
-            }
-            if (error && !count && batch_unsupported(error)) {
-                VLOG_INFO_ONCE("%s: the kernel refuses batched map updates "
-                               "(%s): using one call per flow",
-                               dp->name, ovs_strerror(error));
-                dp->no_batch = true;
+        xdp_map_batch_update(&mb, keys, values, end - start, errors);
+        for (size_t j = start; j < end; j++) {
+            int error = errors[j - start];
+
+            *pend[j].errorp = error;
+            if (error) {
+                flow_put_abort(dp, pend[j].flow, error);
             } else {
-                for (size_t j = 0; j < count; j++) {
-                    flow_put_finish(dp, pend[start + j].flow);
-                    batched[n_batched++] = pend[start + j].flow;
-                }
-                dp_xdp_compile_write_flows(dp, mask_slot,
-                                           &batched[n_batched - count],
-                                           count, true);
-                if (error) {
-                    *pend[start + count].errorp = error;
-                    flow_put_abort(dp, pend[start + count].flow, error);
-                    count++;
-                }
-                start += count;
+                flow_put_finish(dp, pend[j].flow);
+                batched[n_batched++] = pend[j].flow;
             }
-        } else {
-            count = 0;
         }
-        for (; start < end; start++) {
-            *pend[start].errorp = flow_put_commit_one(dp, pend[start].flow);
-        }
+        dp_xdp_compile_write_flows(dp, mask_slot, &batched[first],
+                                   n_batched - first, true);
     }
     dp_xdp_flow_meta_write(dp, batched, n_batched);
     ovs_mutex_unlock(&dp->flow_mutex);
 
     free(batched);
+    free(errors);
     free(keys);
     free(values);
     free(pend);
@@ -920,17 +902,34 @@ flow_del_finish(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     dp_xdp_flow_free(flow);
 }
 
+/* Deletes the 'n' flows in 'flows', all of subtable 'mask_slot', from it
+ * and from its compact map, in as few system calls as the kernel allows
+ * (see maps/map-batch.c). */
+static void
+flows_del_bpf__(struct dp_xdp *dp, int mask_slot, struct dp_xdp_flow **flows,
+                size_t n)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    struct xdp_map_batch mb = subtable_batch(dp, mask_slot, 0);
+    struct xdp_flow_key *keys = xmalloc(n * sizeof *keys);
+
+    dp_xdp_compile_write_flows(dp, mask_slot, flows, n, false);
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = flows[i]->xkey;
+    }
+    size_t n_done = xdp_map_batch_delete(&mb, keys, n, NULL);
+    if (n_done < n) {
+        VLOG_WARN_RL(&rl, "%s: cannot delete %"PRIuSIZE" of %"PRIuSIZE
+                     " flows from XDP", dp->name, n - n_done, n);
+    }
+    free(keys);
+}
+
 static void
 flow_del_bpf_one(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     OVS_REQUIRES(dp->flow_mutex)
 {
-    dp_xdp_compile_write_flows(dp, flow->mask_slot, &flow, 1, false);
-    COVERAGE_INC(xdp_flow_elem_delete);
-    dp->calls.elem_delete++;
-    if (bpf_map_delete_elem(flow_map_fd(dp, flow), &flow->xkey)) {
-        VLOG_WARN_RL(&rl, "%s: cannot delete flow from XDP (%s)",
-                     dp->name, ovs_strerror(errno));
-    }
+    flows_del_bpf__(dp, flow->mask_slot, &flow, 1);
 }
 
 static void
@@ -978,58 +977,27 @@ flows_delete_bpf(struct dp_xdp *dp, struct pending_op *pend, size_t n_pend)
 {
     qsort(pend, n_pend, sizeof *pend, compare_pending);
 
-    struct xdp_flow_key *keys = xmalloc(n_pend * sizeof *keys);
+    struct dp_xdp_flow **flows = xmalloc(n_pend * sizeof *flows);
     uint32_t *slots = xmalloc(n_pend * sizeof *slots);
     for (size_t i = 0; i < n_pend; i++) {
+        flows[i] = pend[i].flow;
         slots[i] = pend[i].flow->xflow.slot;
     }
     dp_xdp_flow_meta_delete(dp, slots, n_pend);
     free(slots);
-    size_t start = 0;
-    while (start < n_pend) {
-        int mask_slot = pend[start].flow->mask_slot;
-        size_t end = start, done = 0;
-        uint32_t count;
+    for (size_t start = 0, end; start < n_pend; start = end) {
+        int mask_slot = flows[start]->mask_slot;
 
-        while (end < n_pend && pend[end].flow->mask_slot == mask_slot) {
-            keys[end - start] = pend[end].flow->xkey;
-            end++;
+        for (end = start; end < n_pend && flows[end]->mask_slot == mask_slot;
+             end++) {
+            continue;
         }
-        count = end - start;
-        if (count > 1 && !dp->no_batch) {
-            int error;
-
-            COVERAGE_INC(xdp_flow_batch_delete);
-            dp->calls.batch_delete++;
-            error = bpf_map_delete_batch(dp->masks[mask_slot].map_fd, keys,
-                                         &count, NULL) ? errno : 0;
-            if (error && !count && batch_unsupported(error)) {
-                VLOG_INFO_ONCE("%s: the kernel refuses batched map deletes "
-                               "(%s): using one call per flow",
-                               dp->name, ovs_strerror(error));
-                dp->no_batch = true;
-            } else {
-                done = !error ? end - start : count < end - start ? count : 0;
-            }
-        }
-        if (done) {
-            struct dp_xdp_flow **gone = xmalloc(done * sizeof *gone);
-
-            for (size_t j = 0; j < done; j++) {
-                gone[j] = pend[start + j].flow;
-            }
-            dp_xdp_compile_write_flows(dp, mask_slot, gone, done, false);
-            free(gone);
-        }
-        for (size_t j = start + done; j < end; j++) {
-            flow_del_bpf_one(dp, pend[j].flow);
-        }
+        flows_del_bpf__(dp, mask_slot, &flows[start], end - start);
         for (size_t j = start; j < end; j++) {
-            flow_del_finish(dp, pend[j].flow);
+            flow_del_finish(dp, flows[j]);
         }
-        start = end;
     }
-    free(keys);
+    free(flows);
 }
 
 /* Runs the length-'n' run of 'ops' that are all DPIF_OP_FLOW_DEL, with one
@@ -1226,8 +1194,7 @@ dp_xdp_flow_format_maps(struct dp_xdp *dp, struct ds *s)
 
         snprintf(name, sizeof name, "subtable %"PRIu32, dp->mask_order[i]);
         xdp_map_format(s, name, m->map_fd, m->n_flows,
-                       dp->no_batch ? "flows written per element"
-                       : "flows written and deleted in batches");
+                       "flows written and deleted in batches");
     }
     xdp_map_format(s, "xdp_dp_flow_stats",
                    bpf_map__fd(dp->skel->maps.xdp_dp_flow_stats),
@@ -1235,15 +1202,17 @@ dp_xdp_flow_format_maps(struct dp_xdp *dp, struct ds *s)
                    "flow");
     ds_put_format(s, "  flow table system calls: %"PRIu64" batch updates, "
                   "%"PRIu64" single updates, %"PRIu64" batch deletes, "
-                  "%"PRIu64" single deletes\n",
+                  "%"PRIu64" single deletes, %"PRIu64" batches refused "
+                  "whole\n",
                   dp->calls.batch_update, dp->calls.elem_update,
-                  dp->calls.batch_delete, dp->calls.elem_delete);
+                  dp->calls.batch_delete, dp->calls.elem_delete,
+                  dp->calls.batch_refused);
     ovs_mutex_unlock(&dp->flow_mutex);
 }
 
 /* Stores in '*calls' how many BPF map system calls flow operations made. */
 void
-dp_xdp_flow_get_calls(struct dp_xdp *dp, struct dp_xdp_map_calls *calls)
+dp_xdp_flow_get_calls(struct dp_xdp *dp, struct xdp_map_calls *calls)
 {
     ovs_mutex_lock(&dp->flow_mutex);
     *calls = dp->calls;

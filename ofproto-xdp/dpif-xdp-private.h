@@ -29,6 +29,7 @@
 #include "dpif-provider.h"
 #include "fat-rwlock.h"
 #include "maps/flow-stats.h"
+#include "maps/map-batch.h"
 #include "ofproto-xdp/slot-pool.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
@@ -139,14 +140,6 @@ struct dp_xdp_flow {
     struct xdp_flow_stats base; /* Counters at install or last zeroing. */
 };
 
-/* BPF map system calls made by flow operations. */
-struct dp_xdp_map_calls {
-    uint64_t batch_update;      /* BPF_MAP_UPDATE_BATCH. */
-    uint64_t elem_update;       /* BPF_MAP_UPDATE_ELEM. */
-    uint64_t batch_delete;      /* BPF_MAP_DELETE_BATCH. */
-    uint64_t elem_delete;       /* BPF_MAP_DELETE_ELEM. */
-};
-
 /* Upcalls queued for one handler thread.
  *
  * Only the handler thread itself touches 'queue'.  Any thread that executes
@@ -249,8 +242,8 @@ struct dp_xdp {
     struct slot_pool slots OVS_GUARDED; /* Free statistics slots. */
     struct ovs_list quarantine OVS_GUARDED; /* Slots freed recently. */
     struct dp_xdp_flow **slot_flows OVS_GUARDED;    /* By slot. */
-    bool no_batch OVS_GUARDED;  /* Kernel refuses batched map operations. */
-    struct dp_xdp_map_calls calls OVS_GUARDED;  /* System calls made. */
+    struct xdp_map_calls calls OVS_GUARDED;     /* Flow table system calls
+                                                 * made. */
 
     /* Upcalls. */
     struct fat_rwlock upcall_lock;
@@ -392,7 +385,7 @@ struct ofpbuf *dp_xdp_flow_actions(struct dp_xdp *, uint32_t slot);
 struct ofpbuf *dp_xdp_flow_slow_path_hit(struct dp_xdp *, uint32_t slot,
                                          size_t n_bytes, uint16_t tcp_flags);
 void dp_xdp_flow_format_maps(struct dp_xdp *, struct ds *);
-void dp_xdp_flow_get_calls(struct dp_xdp *, struct dp_xdp_map_calls *);
+void dp_xdp_flow_get_calls(struct dp_xdp *, struct xdp_map_calls *);
 void dp_xdp_flow_get_counts(struct dp_xdp *, uint64_t *n_flows,
                             uint32_t *n_masks);
 

@@ -77,10 +77,10 @@ make_flow(struct flow_spec *f, int host, int ufid)
 
 static void
 report(const char *what, struct dpif_op *ops, size_t n,
-       struct dp_xdp *dp, const struct dp_xdp_map_calls *before,
+       struct dp_xdp *dp, const struct xdp_map_calls *before,
        bool deletes)
 {
-    struct dp_xdp_map_calls after;
+    struct xdp_map_calls after;
     size_t n_failed = 0;
 
     dp_xdp_flow_get_calls(dp, &after);
@@ -112,7 +112,7 @@ put_burst(struct dpif *dpif, struct flow_spec *flows, size_t n,
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     struct dpif_op ops[MAX_OPS], *opp[MAX_OPS];
-    struct dp_xdp_map_calls before;
+    struct xdp_map_calls before;
 
     dp_xdp_flow_get_calls(dp, &before);
     for (size_t i = 0; i < n; i++) {
@@ -185,7 +185,7 @@ main(int argc OVS_UNUSED, char *argv[])
     /* Delete every flow that was installed, and the refused one too. */
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     struct dpif_op ops[96], *opp[96];
-    struct dp_xdp_map_calls before;
+    struct xdp_map_calls before;
 
     dp_xdp_flow_get_calls(dp, &before);
     for (int i = 0; i < 96; i++) {
