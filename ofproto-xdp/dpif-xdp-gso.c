@@ -36,10 +36,11 @@
  * generic mode is sent up by the program's TC half, which gives its GSO
  * size ('gso_size' of struct xdp_dp_upcall): TCP is cut at that size, as
  * the sender asked, and UDP GSO segments (QUIC) into their datagrams, as
- * udp4_ufo_fragment()'s GSO would, each with its own UDP header.  Without
- * the size (a packet that ofproto had executed after a miss), TCP is cut
- * at the MTU, and a UDP GSO segment cannot be cut right: it is dropped,
- * logged and counted (xdp_gso_unsupported). */
+ * udp4_ufo_fragment()'s GSO would, each with its own UDP header; ofproto's
+ * execute of a miss gets the size back from the upcall (see "The GSO size
+ * of a miss" in dpif-xdp-upcall.c).  Without the size, TCP is cut at the
+ * MTU, and a UDP GSO segment cannot be cut right: it is dropped, logged
+ * and counted (xdp_gso_unsupported). */
 
 #include <config.h>
 

@@ -167,6 +167,7 @@ struct dp_xdp_action_upcall {
     uint32_t key_len;           /* Length of the flow key. */
     uint32_t userdata_ofs;      /* Offset of the userdata attribute, or 0. */
     uint32_t actions_ofs;       /* Offset of the actions attribute, or 0. */
+    uint32_t gso_size;          /* The packet's GSO size, or 0. */
     struct ofpbuf buf;          /* The data. */
 };
 
@@ -718,12 +719,64 @@ upcall_put_key(const struct dp_packet *packet, const struct flow *flow,
     }
 }
 
+/* The GSO size of a miss.
+ *
+ * ofproto executes the packet of a miss with dpif_execute(), handing back
+ * the very 'struct dp_packet' that the upcall held, but struct dpif_upcall
+ * has no place for the GSO size the frame arrived with (from the TC half,
+ * for a frame of a generic-mode port).  Without it a UDP GSO segment, the
+ * first of a new flow, could not be cut into its datagrams and was lost
+ * (see dpif-xdp-gso.c).  So the upcall leaves a note in the first bytes of
+ * the frame's headroom, which belongs to the upcall's buffer, and
+ * dp_xdp_execute() takes the size from it when the packet it is given is
+ * that frame: in the same place, of the same size.  Nothing else writes
+ * there before the execute: ofproto reuses the buffer only for its next
+ * batch of upcalls. */
+struct miss_note {
+    uint64_t magic;             /* MISS_NOTE_MAGIC. */
+    const void *data;           /* Where the frame is. */
+    uint32_t size;              /* Its length. */
+    uint32_t gso_size;          /* Its GSO size, or 0. */
+};
+#define MISS_NOTE_MAGIC 0x6f76732d78647067ULL
+BUILD_ASSERT_DECL(sizeof(struct miss_note) <= DP_XDP_HEADROOM);
+
+/* Notes 'gso_size' in the headroom of 'p', the packet of a new upcall. */
+static void
+miss_note_put(struct dp_packet *p, uint32_t gso_size)
+{
+    struct miss_note note = {
+        .magic = MISS_NOTE_MAGIC,
+        .data = dp_packet_data(p),
+        .size = dp_packet_size(p),
+        .gso_size = gso_size,
+    };
+
+    memcpy(dp_packet_base(p), &note, sizeof note);
+}
+
+/* The GSO size noted for 'p' if it is the packet of an upcall, else 0. */
+static uint32_t
+miss_note_get(const struct dp_packet *p)
+{
+    struct miss_note note;
+
+    if (dp_packet_headroom(p) < sizeof note) {
+        return 0;
+    }
+    memcpy(&note, dp_packet_base(p), sizeof note);
+    return (note.magic == MISS_NOTE_MAGIC
+            && note.data == dp_packet_data(p)
+            && note.size == dp_packet_size(p)) ? note.gso_size : 0;
+}
+
 /* Returns a new upcall of 'type' for the first 'len' bytes of 'packet',
- * with its flow key: that of the frame and the packet's metadata, as
- * make_miss_upcall() builds it.  'packet''s own offsets stay untouched. */
+ * of GSO size 'gso_size' (or 0), with its flow key: that of the frame and
+ * the packet's metadata, as make_miss_upcall() builds it.  'packet''s own
+ * offsets stay untouched. */
 static struct dp_xdp_action_upcall *
 upcall_build(enum dpif_upcall_type type, const struct dp_packet *packet,
-             uint32_t len)
+             uint32_t len, uint32_t gso_size)
 {
     struct dp_xdp_action_upcall *au;
     struct dp_packet view;
@@ -734,6 +787,7 @@ upcall_build(enum dpif_upcall_type type, const struct dp_packet *packet,
     au->in_port = packet->md.in_port.odp_port;
     au->packet_type = packet->packet_type;
     au->pkt_len = len;
+    au->gso_size = gso_size;
     ofpbuf_init(&au->buf, ROUND_UP(len, NLA_ALIGNTO) + ODPUTIL_FLOW_KEY_BYTES);
     ofpbuf_put(&au->buf, dp_packet_data(packet), len);
     ofpbuf_put_zeros(&au->buf, ROUND_UP(len, NLA_ALIGNTO) - len);
@@ -817,7 +871,8 @@ queue_action_upcall(struct dp_xdp_execute_ctx *ctx,
     /* A truncate action before this one shortens what goes up, as it would
      * shorten an output. */
     au = upcall_build(DPIF_UC_ACTION, packet,
-                      dp_packet_size(packet) - dp_packet_get_cutlen(packet));
+                      dp_packet_size(packet) - dp_packet_get_cutlen(packet),
+                      ctx->gso_size);
 
     /* ofproto reads only the payloads of these two attributes, so they keep
      * the types they have here.  With OVS_USERSPACE_ATTR_ACTIONS the kernel
@@ -941,7 +996,8 @@ execute_recirc(struct dp_xdp_execute_ctx *ctx, struct dp_packet_batch *batch,
 
             COVERAGE_INC(xdp_upcall_recirc_miss);
             dp_xdp_uspace_count(&ctx->dp->uspace.n_miss);
-            au = upcall_build(DPIF_UC_MISS, p, dp_packet_size(p));
+            au = upcall_build(DPIF_UC_MISS, p, dp_packet_size(p),
+                              ctx->gso_size);
             upcall_queue(ctx->dp, au, flow_hash_5tuple(&flow, 0));
             dp_packet_delete(p);
         }
@@ -1033,6 +1089,7 @@ dp_xdp_execute(struct dp_xdp *dp, struct dpif_execute *execute)
         .dp = dp,
         .actions = execute->actions,
         .actions_len = execute->actions_len,
+        .gso_size = miss_note_get(execute->packet),
     };
     struct dp_packet_batch batch;
 
@@ -1251,6 +1308,7 @@ make_miss_upcall(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf,
                        DP_XDP_HEADROOM + len);
     dp_packet_set_data(&upcall->packet, data);
     dp_packet_set_size(&upcall->packet, len);
+    miss_note_put(&upcall->packet, buf->up.gso_size);
     upcall_restore_md(dp, &buf->up, &upcall->packet.md);
 
     flow_extract(&upcall->packet, &flow);
@@ -1308,6 +1366,7 @@ make_action_upcall(const struct dp_xdp_action_upcall *au,
                        DP_XDP_HEADROOM + au->pkt_len);
     dp_packet_set_data(&upcall->packet, base);
     dp_packet_set_size(&upcall->packet, au->pkt_len);
+    miss_note_put(&upcall->packet, au->gso_size);
     pkt_metadata_init(&upcall->packet.md, au->in_port);
     /* ofproto parses the packet by its type, which the key also carries,
      * as dpif-netlink sets it from the key. */
