@@ -149,6 +149,43 @@ tc_trunc(struct __sk_buff *skb, __u32 len, __u32 ifindex)
     return TC_ACT_SHOT;
 }
 
+/* Puts the outer VLAN tag that the stack took out of the frame into the
+ * skb (skb_vlan_untag(), after generic XDP and before TC) back into the
+ * frame, before the skb is sent on.  A device that hands an skb to an XDP
+ * program shows it the frame without a tag kept in the skb (a veth, in
+ * native and in generic mode): a veth pair between two ports of xdp
+ * bridges would see the frame untagged at its other end.
+ *
+ * bpf_skb_change_head() grows the frame at its front and leaves the
+ * network header where it was, so the new MAC header is 18 bytes long, as
+ * the kernel's GSO needs for a tagged segment; the Ethernet addresses move
+ * to the front and the tag goes between them and the Ethertype.  A frame
+ * with a second tag (802.1ad), which the stack leaves in the frame, keeps
+ * the outer one in the skb.  Returns 0, or -1 if the skb is broken. */
+static __always_inline int
+tc_vlan_inband(struct __sk_buff *skb)
+{
+    __be16 tag[2] = { skb->vlan_proto, bpf_htons(skb->vlan_tci) };
+    __u8 macs[2 * ETH_ALEN];
+
+    if (!skb->vlan_present
+        || skb->protocol == bpf_htons(ETH_P_8021Q)
+        || skb->protocol == bpf_htons(ETH_P_8021AD)
+        || bpf_skb_vlan_pop(skb)) {
+        return 0;
+    }
+    if (bpf_skb_change_head(skb, sizeof tag, 0)) {
+        /* Out of memory: the tag stays in the skb. */
+        return bpf_skb_vlan_push(skb, tag[0], bpf_ntohs(tag[1])) ? -1 : 0;
+    }
+    if (bpf_skb_load_bytes(skb, sizeof tag, macs, sizeof macs)
+        || bpf_skb_store_bytes(skb, 0, macs, sizeof macs, 0)
+        || bpf_skb_store_bytes(skb, sizeof macs, tag, sizeof tag, 0)) {
+        return -1;
+    }
+    return 0;
+}
+
 /* The TC ingress half of outputs through the stack (see pass_to_tc()):
  * fixes up the TCP or UDP checksum for the rewrites XDP made (partial or
  * full, as bpf_l4_csum_replace() knows), clones the skb to every output
@@ -238,6 +275,9 @@ xdp_dp_tc(struct __sk_buff *skb)
             return TC_ACT_SHOT;
         }
         COUNT(n_tnl_push, 1);
+    } else if (tc_vlan_inband(skb)) {
+        COUNT(n_tc_error, 1);
+        return TC_ACT_SHOT;
     }
 
 #pragma unroll
