@@ -183,6 +183,16 @@ tc_vlan_inband(struct __sk_buff *skb)
         || bpf_skb_store_bytes(skb, sizeof macs, tag, sizeof tag, 0)) {
         return -1;
     }
+
+    /* A CHECKSUM_COMPLETE sum covers what follows the first 14 bytes, as
+     * the receiver's skb_vlan_untag() takes it: the tag's TCI and the
+     * Ethertype, which skb_vlan_untag() here took out, come back in. */
+    __be16 after[2] = { tag[1], skb->protocol };
+    __s64 sum = bpf_csum_diff(NULL, 0, (void *) after, sizeof after, 0);
+
+    if (sum >= 0) {
+        bpf_csum_update(skb, sum);  /* Fails but for CHECKSUM_COMPLETE. */
+    }
     return 0;
 }
 

@@ -567,8 +567,15 @@ swap_in_standby(struct dp_xdp *dp)
 {
     struct dp_xdp_compiler *c = dp->compiler;
 
-    if (dp_xdp_swap_program(dp, dp->skel, NULL)) {
-        return;                 /* Logged; the packets go up meanwhile. */
+    int error = dp_xdp_swap_program(dp, dp->skel, NULL);
+
+    if (error) {
+        static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+        /* The flow's packets go to ovs-vswitchd until the compile. */
+        VLOG_WARN_RL(&rl, "%s: cannot swap in the generic program (%s)",
+                     dp->name, ovs_strerror(error));
+        return;
     }
     c->n_standby++;
     read_prog_info(c, dp->xdp_prog_fd);
