@@ -441,14 +441,17 @@ outputs_mark(const struct xdp_flow *flow, __u32 first)
     return NULL;
 }
 
+/* See ip_end(). */
+#define XDP_DP_IP_END_IPV6 0x80000000u
+
 /* Whether the packet in 'ctx' is longer than 'limit' bytes for OVS's
  * check_pkt_len() (see "Packet length checks" in xdp-dp.h), once the
  * actions before it have added 'grow' bytes (check_len's), counting no L2
- * padding past 'ip_end', the end of its IP packet (0 if none): if
- * 'skb_only' (struct pkt_md's), a frame that may be a GSO segment, by the
- * ingress device's MTU.  A global function: inline, its stack and
- * branches took the verifier of the generic program past its limit of a
- * million instructions. */
+ * padding past 'ip_end', the end of its IP packet (0 if none, see
+ * ip_end()): if 'skb_only' (struct pkt_md's), a frame that may be a GSO
+ * segment, by the ingress device's MTU.  A global function: inline, its
+ * stack and branches took the verifier of the generic program past its
+ * limit of a million instructions. */
 __attribute__((noinline)) int
 xdp_dp_check_len__(struct xdp_md *ctx, __u32 limit, __u32 skb_only,
                    __s32 grow, __u32 ip_end)
@@ -460,6 +463,21 @@ xdp_dp_check_len__(struct xdp_md *ctx, __u32 limit, __u32 skb_only,
         return 0;
     }
     len = bpf_xdp_get_buff_len(ctx);
+    if (ip_end & XDP_DP_IP_END_IPV6) {
+        /* The IPv6 header at this offset ends where its payload length
+         * says, if the frame holds that much (ipv6_sanity_check()). */
+        void *data = (void *) (long) ctx->data;
+        void *data_end = (void *) (long) ctx->data_end;
+        __u32 l3 = ip_end & 0xff;
+        __u8 *p = data + l3;
+
+        ip_end = 0;
+        if ((void *) (p + 6) <= data_end) {
+            __u32 end = l3 + 40 + ((p[4] << 8) | p[5]);
+
+            ip_end = end <= len ? end : 0;
+        }
+    }
     if (ip_end && ip_end < len) {
         len = ip_end;
     }
@@ -475,13 +493,24 @@ xdp_dp_check_len__(struct xdp_md *ctx, __u32 limit, __u32 skb_only,
     return 1;
 }
 
-/* The end of the IP packet that 'info' describes, for
- * xdp_dp_check_len__(), or 0. */
+/* The end of the IP packet that 'key' and 'info' describe, for
+ * xdp_dp_check_len__(): its L4 payload's end, or 0 if it has none.  An
+ * IPv6 packet whose extension headers the parser gave up on has no L4
+ * offset, but OVS counts its L2 padding from the payload length all the
+ * same (miniflow_extract() sets it before it parses them, found by
+ * ovs-xdp-bench fuzz): XDP_DP_IP_END_IPV6 and the IPv6 header's offset
+ * then tell xdp_dp_check_len__() to read the length from the frame. */
 static __always_inline __u32
-ip_end(const struct xdp_parse_info *info)
+ip_end(const struct xdp_flow_key *key, const struct xdp_parse_info *info)
 {
-    return (info->l4_ofs == XDP_PARSE_OFS_NONE ? 0
-            : (__u32) info->l4_ofs + info->l4_size);
+    if (info->l4_ofs != XDP_PARSE_OFS_NONE) {
+        return (__u32) info->l4_ofs + info->l4_size;
+    }
+    if (key->eth_type == bpf_htons(ETH_P_IPV6)
+        && info->l3_ofs != XDP_PARSE_OFS_NONE && info->l3_ofs < 0x100) {
+        return XDP_DP_IP_END_IPV6 | info->l3_ofs;
+    }
+    return 0;
 }
 
 #include "xdp-dp-ct.h"
@@ -745,7 +774,7 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
         && flow->actions[0].check_len.flags & XDP_DP_CPL_F_GT_DROP
         && xdp_dp_check_len__(ctx, flow->actions[0].check_len.len,
                               md->skb_only, flow->actions[0].check_len.grow,
-                              ip_end(&buf->info))) {
+                              ip_end(key, &buf->info))) {
         /* A gt() that drops (see "Packet length checks"); any other goes
          * to ovs-vswitchd (needs_slow_path()). */
         COUNT(n_dropped, 1);
@@ -926,7 +955,7 @@ needs_slow_path(struct xdp_md *ctx, const struct xdp_flow *flow,
 
         if (c->check_len.flags
             & (xdp_dp_check_len__(ctx, c->check_len.len, md->skb_only,
-                                  c->check_len.grow, ip_end(info))
+                                  c->check_len.grow, ip_end(key, info))
                ? XDP_DP_CPL_F_GT_SLOW : XDP_DP_CPL_F_LE_SLOW)) {
             return 1;
         }
