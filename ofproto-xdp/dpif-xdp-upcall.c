@@ -619,10 +619,12 @@ handler_for_pid(struct dp_xdp *dp OVS_UNUSED, uint32_t pid OVS_UNUSED)
  * MPLS push aborts ovs-vswitchd on such a flow in commit_mpls_action(), as
  * it does on dpif-netdev's own misses (Open vSwitch 3.1's bug), so anyone
  * who can send one frame could stop the switch.  Those are dropped and
- * counted, and so are those that a tunnel pop takes out (recirculation
- * id 0 again).  A stack that the pipeline's own actions cut off (pushes onto
- * a frame too short for the entries it had) goes up when recirculated, as
- * on dpif-netdev: which translation follows is the flow table's, and
+ * counted, on their first pass and after any recirculation in XDP (which
+ * pushes no MPLS label: its stack is still the one that came in, from the
+ * wire or out of a tunnel pop).  A stack that the flow table's own pushes
+ * cut off (pushes onto a frame too short for the entries it had), in
+ * actions that ovs-vswitchd executes, goes up when recirculated, as on
+ * dpif-netdev: which translation follows is the flow table's, and
  * dropping it would differ from dpif-netdev (found by ovs-xdp-bench
  * fuzz). */
 
@@ -677,17 +679,68 @@ mpls_key_put(const struct nlattr *key, size_t key_len,
     }
 }
 
-/* Whether MPLS 'packet', whose flow is 'flow', came from the wire with
- * its label stack cut off after an entry without the bottom-of-stack bit:
- * no miss may take it up (see "MPLS misses"). */
+/* Whether MPLS 'packet', whose flow is 'flow', has its label stack cut
+ * off after an entry without the bottom-of-stack bit: no miss may take it
+ * up, unless the flow table's own pushes made it so (see "MPLS misses"). */
 static bool
 mpls_cut_off(const struct dp_packet *packet, const struct flow *flow)
 {
     bool bottom;
-    int n = (eth_type_mpls(flow->dl_type) && !packet->md.recirc_id
+    int n = (eth_type_mpls(flow->dl_type)
              ? mpls_count_entries(packet, &bottom) : 0);
 
     return n && !bottom && n < FLOW_MAX_MPLS_LABELS;
+}
+
+/* Whether attribute type 't', nested in an action of 'type' (sample() or
+ * check_pkt_len()), holds an action list. */
+static bool
+nested_actions(enum ovs_action_attr type, uint16_t t)
+{
+    return (type == OVS_ACTION_ATTR_SAMPLE
+            ? t == OVS_SAMPLE_ATTR_ACTIONS
+            : (t == OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_GREATER
+               || t == OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_LESS_EQUAL));
+}
+
+/* Whether the 'len' bytes of 'actions' push an MPLS label, also inside
+ * clone(), sample() and check_pkt_len(), to 'depth' levels of them: then a
+ * cut-off stack after them is the flow table's (see "MPLS misses"). */
+static bool
+actions_push_mpls(const struct nlattr *actions, size_t len, int depth)
+{
+    const struct nlattr *a;
+    size_t left;
+
+    NL_ATTR_FOR_EACH (a, left, actions, len) {
+        enum ovs_action_attr type = nl_attr_type(a);
+        const struct nlattr *b;
+        size_t left_b;
+
+        if (type == OVS_ACTION_ATTR_PUSH_MPLS
+            || type == OVS_ACTION_ATTR_ADD_MPLS) {
+            return true;
+        }
+        if (depth <= 0) {
+            continue;
+        }
+        if (type == OVS_ACTION_ATTR_CLONE) {
+            if (actions_push_mpls(nl_attr_get(a), nl_attr_get_size(a),
+                                  depth - 1)) {
+                return true;
+            }
+        } else if (type == OVS_ACTION_ATTR_SAMPLE
+                   || type == OVS_ACTION_ATTR_CHECK_PKT_LEN) {
+            NL_NESTED_FOR_EACH (b, left_b, a) {
+                if (nested_actions(type, nl_attr_type(b))
+                    && actions_push_mpls(nl_attr_get(b), nl_attr_get_size(b),
+                                         depth - 1)) {
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
 }
 
 /* Appends to 'buf' the flow key of 'packet', whose flow is 'flow', as
@@ -983,8 +1036,8 @@ execute_recirc(struct dp_xdp_execute_ctx *ctx, struct dp_packet_batch *batch,
             p->md.recirc_id = recirc_id;
         }
         flow_extract(p, &flow);
-        if (mpls_cut_off(p, &flow)) {
-            /* Only a frame that a tunnel pop just took out. */
+        if (mpls_cut_off(p, &flow)
+            && !actions_push_mpls(ctx->actions, ctx->actions_len, 4)) {
             COVERAGE_INC(xdp_upcall_mpls_truncated);
             VLOG_WARN_RL(&rl, "%s: dropped an MPLS packet whose label stack "
                          "is cut off (%"PRIu32" bytes)", ctx->dp->name,
