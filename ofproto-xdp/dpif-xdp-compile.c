@@ -557,17 +557,35 @@ rank_is_stale(struct dp_xdp *dp)
     return false;
 }
 
-/* Swaps in the generic program that 'dp' keeps loaded, in place of a
- * compiled one that has no code for a new flow's actions (see the top of
- * this file).  The compile that follows starts from the generic program,
- * so its configuration is compiled whatever it is. */
+/* Swaps in the generic program that 'dp' keeps loaded (the instance that
+ * owns the maps), so that no compiled configuration runs any more; appends
+ * what happened to 'reply', if not NULL.  Returns 0 or a positive errno. */
+static int
+swap_in_generic(struct dp_xdp *dp, struct ds *reply)
+    OVS_REQUIRES(dp->compiler->mutex)
+{
+    struct dp_xdp_compiler *c = dp->compiler;
+    int error = dp_xdp_swap_program(dp, dp->skel, reply);
+
+    if (!error) {
+        read_prog_info(c, dp->xdp_prog_fd);
+        memset(&c->cfg, 0, sizeof c->cfg);
+        ovs_mutex_lock(&dp->flow_mutex);
+        mark_live(dp, &c->cfg, NULL);
+        ovs_mutex_unlock(&dp->flow_mutex);
+    }
+    return error;
+}
+
+/* Swaps in the generic program in place of a compiled one that has no
+ * code for a new flow's actions (see the top of this file).  The compile
+ * that follows starts from the generic program, so its configuration is
+ * compiled whatever it is. */
 static void
 swap_in_standby(struct dp_xdp *dp)
     OVS_REQUIRES(dp->compiler->mutex)
 {
-    struct dp_xdp_compiler *c = dp->compiler;
-
-    int error = dp_xdp_swap_program(dp, dp->skel, NULL);
+    int error = swap_in_generic(dp, NULL);
 
     if (error) {
         static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
@@ -575,14 +593,9 @@ swap_in_standby(struct dp_xdp *dp)
         /* The flow's packets go to ovs-vswitchd until the compile. */
         VLOG_WARN_RL(&rl, "%s: cannot swap in the generic program (%s)",
                      dp->name, ovs_strerror(error));
-        return;
+    } else {
+        dp->compiler->n_standby++;
     }
-    c->n_standby++;
-    read_prog_info(c, dp->xdp_prog_fd);
-    memset(&c->cfg, 0, sizeof c->cfg);
-    ovs_mutex_lock(&dp->flow_mutex);
-    mark_live(dp, &c->cfg, NULL);
-    ovs_mutex_unlock(&dp->flow_mutex);
 }
 
 static void *
@@ -773,21 +786,12 @@ static int
 uncompile(struct dp_xdp *dp, struct ds *reply)
 {
     struct dp_xdp_compiler *c = dp->compiler;
-    struct xdp_dp *skel;
     int error;
 
     dp_xdp_compile_set_auto(dp, false);
     ovs_mutex_lock(&c->mutex);
-    error = dp_xdp_load_program(dp, NULL, &skel);
+    error = swap_in_generic(dp, reply);
     if (!error) {
-        read_prog_info(c, bpf_program__fd(skel->progs.xdp_dp_main));
-        error = dp_xdp_swap_program(dp, skel, reply);
-    }
-    if (!error) {
-        memset(&c->cfg, 0, sizeof c->cfg);
-        ovs_mutex_lock(&dp->flow_mutex);
-        mark_live(dp, &c->cfg, NULL);
-        ovs_mutex_unlock(&dp->flow_mutex);
         cmaps_release_unused(dp);
     }
     ovs_mutex_unlock(&c->mutex);
