@@ -235,6 +235,43 @@ push_skb_meta(struct xdp_md *ctx)
  * TC half makes: XDP_PASS, not counted as forwarded. */
 #define UPCALL_VIA_TC (-2)
 
+/* Whether the stack would lose the frame in 'ctx' if XDP passed it up:
+ * __netif_receive_skb_core() takes the outer VLAN tag out of a frame
+ * (skb_vlan_untag()) before TC sees it, and frees one whose Ethertype is a
+ * VLAN TPID followed by less than a whole tag and the 2 bytes after it.
+ * No such frame comes in from a device (the stack drops it before generic
+ * XDP's TC half or a packet socket sees it), but a pop_vlan or pop_mpls
+ * can leave one, and dpif-netdev sends that.  Such frames go up through
+ * the upcall ring instead (outputs_up()), whole: they are too short for
+ * GSO, checksums or a tunnel header left to TC. */
+static __always_inline int
+stack_drops_frame(struct xdp_md *ctx)
+{
+    void *data = (void *) (long) ctx->data;
+    void *data_end = (void *) (long) ctx->data_end;
+    __be16 *type = data + 12;
+
+    if ((void *) (type + 1) > data_end
+        || (*type != ETH_P_8021Q_BE && *type != ETH_P_8021AD_BE)) {
+        return 0;
+    }
+    return bpf_xdp_get_buff_len(ctx) < ETH_HLEN + 6;
+}
+
+/* Puts the frame in 'ctx', with 'up' filled in, on the upcall ring. */
+static __always_inline void
+upcall_ring(struct xdp_md *ctx, struct xdp_dp_upcall *up)
+{
+    __u64 len = ctx->data_end - ctx->data;
+
+    up->pkt_len = len;
+    if (bpf_perf_event_output(ctx, &xdp_dp_upcalls,
+                              BPF_F_CURRENT_CPU | (len << 32),
+                              up, sizeof *up)) {
+        COUNT(n_lost, 1);
+    }
+}
+
 /* Hands the frame to ovs-vswitchd, with the packet's metadata 'md', if its
  * port's upcall budget allows: through the upcall ring, or for a packet
  * that arrived in generic mode through the TC half, which can tell its GSO
@@ -244,14 +281,13 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
        struct pass_buf *buf, __u32 arg)
 {
     struct xdp_dp_upcall *up = &buf->tmp.up;
-    __u64 len = ctx->data_end - ctx->data;
 
     if (!upcall_allowed(md->in_port)) {
         COUNT(n_upcall_limited, 1);
         COUNT(n_lost, 1);
         return XDP_DROP;
     }
-    if (md->skb_only && !md->tun.dst) {
+    if (md->skb_only && !md->tun.dst && !stack_drops_frame(ctx)) {
         /* The TC half makes the upcall, with the skb's GSO size (see
          * XDP_DP_SKB_META_F_UPCALL).  Not for a packet that XDP popped
          * out of a tunnel: the skb's metadata has no room for its tunnel
@@ -276,11 +312,45 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
     upcall_fill_md(up, md);
     up->type = type;
     up->slot = arg;
-    up->pkt_len = len;
-    if (bpf_perf_event_output(ctx, &xdp_dp_upcalls,
-                              BPF_F_CURRENT_CPU | (len << 32),
-                              up, sizeof *up)) {
+    upcall_ring(ctx, up);
+    return XDP_DROP;
+}
+
+/* Sends the frame in 'ctx', of the packet with metadata 'md', to the 'n'
+ * devices in 'ifindex' through ovs-vswitchd, one XDP_DP_UPCALL_OUTPUT
+ * upcall each, cut to 'mark''s length if it is an XDP_DP_ACTION_TRUNC:
+ * for a frame that the stack would lose (stack_drops_frame()).  Returns
+ * the XDP verdict. */
+static __always_inline int
+outputs_up(struct xdp_md *ctx, const struct pkt_md *md,
+           struct pass_buf *buf, const __u32 *ifindex, __u32 n,
+           const struct xdp_dp_action *mark)
+{
+    struct xdp_dp_upcall *up = &buf->tmp.up;
+    __u32 devs[XDP_DP_MAX_OUTPUTS];
+
+    /* 'ifindex' may be in 'buf->tmp' too. */
+#pragma unroll
+    for (int i = 0; i < XDP_DP_MAX_OUTPUTS; i++) {
+        devs[i] = i < n ? ifindex[i] : 0;
+    }
+    if (!upcall_allowed(md->in_port)) {
+        COUNT(n_upcall_limited, 1);
         COUNT(n_lost, 1);
+        return XDP_DROP;
+    }
+    upcall_fill_md(up, md);
+    up->type = XDP_DP_UPCALL_OUTPUT;
+    up->slot = 0;
+    up->orig_len = (mark && mark->type == XDP_DP_ACTION_TRUNC
+                    ? mark->trunc.max_len : ~0u);
+#pragma unroll
+    for (int i = 0; i < XDP_DP_MAX_OUTPUTS; i++) {
+        if (i < n && devs[i]) {
+            up->ifindex = devs[i];
+            COUNT(n_output_upcall, 1);
+            upcall_ring(ctx, up);
+        }
     }
     return XDP_DROP;
 }
@@ -292,14 +362,19 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
  * or XDP_DP_ACTION_TRUNC for these outputs, or NULL) in front of the
  * frame and passes it up, for xdp_dp_tc to fix the checksum, set the
  * priority and redirect the skb (cloning it to all but the last, which it
- * may cut).  Returns the XDP verdict. */
+ * may cut).  A frame that the stack would lose goes to ovs-vswitchd
+ * instead.  'md' and 'buf' are the packet's.  Returns the XDP verdict. */
 static __always_inline int
-pass_to_tc(struct xdp_md *ctx, const __u32 *ifindex, __u32 n,
-           const struct l4_csum_diff *diff, __u32 flags,
-           const struct xdp_dp_action *mark)
+pass_to_tc(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
+           const __u32 *ifindex, __u32 n, const struct l4_csum_diff *diff,
+           __u32 flags, const struct xdp_dp_action *mark)
 {
-    struct xdp_dp_skb_meta *meta = push_skb_meta(ctx);
+    struct xdp_dp_skb_meta *meta;
 
+    if (stack_drops_frame(ctx)) {
+        return outputs_up(ctx, md, buf, ifindex, n, mark);
+    }
+    meta = push_skb_meta(ctx);
     if (!meta) {
         COUNT(n_tx_error, 1);
         return XDP_DROP;
@@ -346,8 +421,8 @@ xdp_trunc(struct xdp_md *ctx, const struct xdp_dp_action *mark)
  * XDP verdict. */
 static __always_inline int
 do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
-           __u32 n, const struct l4_csum_diff *diff, struct pass_buf *buf,
-           const struct xdp_dp_action *mark)
+           __u32 n, const struct pkt_md *md, const struct l4_csum_diff *diff,
+           struct pass_buf *buf, const struct xdp_dp_action *mark)
 {
     __u32 *ifindex = buf->tmp.ifindex;
     __u32 k = 0;
@@ -366,7 +441,7 @@ do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
         COUNT(n_tx_error, 1);   /* No port to send to (any more). */
         return XDP_DROP;
     }
-    return pass_to_tc(ctx, ifindex, k, diff, 0, mark);
+    return pass_to_tc(ctx, md, buf, ifindex, k, diff, 0, mark);
 }
 
 /* Sends the frame of the packet with metadata 'md' and key 'buf->key',
@@ -388,14 +463,16 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
     switch (port->tx_mode) {
     case XDP_DP_TX_REDIRECT:
         if (md->skb_only) {
-            return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags, mark);
+            return pass_to_tc(ctx, md, buf, &port->ifindex, 1, diff, tc_flags,
+                              mark);
         }
         apply_l4_csum_diff(ctx, key, diff);
         xdp_trunc(ctx, mark);
         return bpf_redirect_map(&xdp_dp_tx_ports, port_no, XDP_DROP);
 
     case XDP_DP_TX_SKB:
-        return pass_to_tc(ctx, &port->ifindex, 1, diff, tc_flags, mark);
+        return pass_to_tc(ctx, md, buf, &port->ifindex, 1, diff, tc_flags,
+                              mark);
 
     case XDP_DP_TX_SLOW:
         if (tc_flags) {
@@ -728,7 +805,9 @@ do_tnl_push(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 i,
     if (out->type != XDP_DP_ACTION_OUTPUT) {
         return -1;
     }
-    if (md->skb_only) {
+    /* A frame that the stack would lose gets its header here (it is too
+     * short to be a GSO segment) and so is not lost. */
+    if (md->skb_only && !stack_drops_frame(ctx)) {
         if (xdp_dp_tnl_push__(ctx, flow, i, &buf->key, 1)) {
             return -1;
         }
@@ -807,7 +886,7 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
                 return do_output(ctx, md, buf, &diff, a->output.port, 0,
                                  outputs_mark(flow, i));
             } else if (HAS_ACTION(XDP_DP_ACTION_F_OUTPUTS)) {
-                return do_outputs(ctx, flow, i, n, &diff, buf,
+                return do_outputs(ctx, flow, i, n, md, &diff, buf,
                                   outputs_mark(flow, i));
             }
             error = -1;
@@ -923,16 +1002,6 @@ needs_slow_path(struct xdp_md *ctx, const struct xdp_flow *flow,
     if (flow->flags & XDP_FLOW_F_SLOW_PATH
         || (xdp_dp_cfg.enabled
             && flow->action_bits & ~xdp_dp_cfg.action_bits)) {
-        return 1;
-    }
-    /* A frame of less than 2 bytes past its Ethertype that XDP gave a VLAN
-     * tag would not live through an XDP_PASS, to the TC half or for a
-     * later upcall: the stack's skb_vlan_untag() drops tagged frames that
-     * short.  ovs-vswitchd runs such a flow for them (found by
-     * ovs-xdp-bench fuzz). */
-    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_PUSH_VLAN))
-        && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_PUSH_VLAN)
-        && ctx->data_end - ctx->data < ETH_HLEN + 2) {
         return 1;
     }
     /* A rewrite of IP fields in a packet whose IP header the parser did
