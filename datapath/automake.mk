@@ -21,6 +21,7 @@ datapath_bpf_headers = \
 datapath_bpf_sources = \
 	datapath/xdp-dp.bpf.c \
 	datapath/xdp-parse-test.bpf.c \
+	datapath/tc-parse-test.bpf.c \
 	datapath/bench-gen.bpf.c \
 	datapath/bench-redirect.bpf.c \
 	datapath/bench-sink.bpf.c \

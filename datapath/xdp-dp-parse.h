@@ -60,11 +60,22 @@
  *
  * Usage: xdp_parse(ctx, &key), or xdp_parse_frame(ctx, &key, &info) to
  * also learn where the L3 and L4 headers start.  Both zero the whole key
- * first; 'in_port', 'recirc_id' and 'dp_hash' are left for the caller. */
+ * first; 'in_port', 'recirc_id' and 'dp_hash' are left for the caller.
+ *
+ * The parser reads nothing of its context but 'data' and 'data_end', which
+ * an XDP program's 'struct xdp_md' and a TC program's 'struct __sk_buff'
+ * both have: an object that parses skbs defines XDP_PARSE_CTX as 'struct
+ * __sk_buff' before it includes this header (tests/test-xdp-parse runs
+ * both kinds).  In an skb these cover its linear part, where the stack
+ * keeps the headers of the packets it builds, GSO segments too. */
 
 #include <linux/types.h>
 
 #include "xdp-dp.h"
+
+#ifndef XDP_PARSE_CTX
+#define XDP_PARSE_CTX struct xdp_md
+#endif
 
 /* Limits of the bounded loops; see above.  A legitimate IPv6 header chain
  * has at most 7 extension headers (RFC 8200 4.1) and a Neighbor
@@ -429,7 +440,7 @@ xdp_parse_ipv4__(struct xdp_parse_cursor *c, struct xdp_flow_key *key,
  * values it knows nothing about, so the loop does not multiply the paths
  * through the header types. */
 __attribute__((noinline)) int
-xdp_parse_ipv6_ext_hdr__(struct xdp_md *ctx, struct xdp_flow_key *key,
+xdp_parse_ipv6_ext_hdr__(XDP_PARSE_CTX *ctx, struct xdp_flow_key *key,
                          struct xdp_parse_info *info)
 {
     const struct xdp_parse_ipv6_ext *ext;
@@ -485,7 +496,7 @@ xdp_parse_ipv6_ext_hdr__(struct xdp_md *ctx, struct xdp_flow_key *key,
  * '*key' and the L4 offset and size in '*info'.  Returns -1 if there are
  * more extension headers than XDP_PARSE_MAX_IPV6_EXT, otherwise 0. */
 static __always_inline int
-xdp_parse_ipv6__(struct xdp_parse_cursor *c, struct xdp_md *ctx,
+xdp_parse_ipv6__(struct xdp_parse_cursor *c, XDP_PARSE_CTX *ctx,
                  struct xdp_flow_key *key, struct xdp_parse_info *info)
 {
     const struct xdp_parse_ipv6 *ip6;
@@ -628,7 +639,7 @@ xdp_parse_nd__(struct xdp_parse_cursor *c, struct xdp_flow_key *key,
  *
  * A global BPF function, for the reasons given at xdp_parse_l3__(). */
 __attribute__((noinline)) int
-xdp_parse_l4__(struct xdp_md *ctx, struct xdp_flow_key *key,
+xdp_parse_l4__(XDP_PARSE_CTX *ctx, struct xdp_flow_key *key,
                struct xdp_parse_info *info)
 {
     struct xdp_parse_cursor c;
@@ -711,7 +722,7 @@ xdp_parse_l4__(struct xdp_md *ctx, struct xdp_flow_key *key,
  * so that the verifier knows nothing of it and does not need to follow
  * where it came from. */
 __attribute__((noinline)) int
-xdp_parse_l3__(struct xdp_md *ctx, struct xdp_flow_key *key,
+xdp_parse_l3__(XDP_PARSE_CTX *ctx, struct xdp_flow_key *key,
                struct xdp_parse_info *info)
 {
     struct xdp_parse_cursor c;
@@ -768,7 +779,7 @@ xdp_parse_l4_pending(const struct xdp_flow_key *key,
  * generic program does.  The key is then complete only if
  * xdp_parse_l4_pending() says so. */
 static __always_inline void
-xdp_parse_frame_l4(struct xdp_md *ctx, struct xdp_flow_key *key,
+xdp_parse_frame_l4(XDP_PARSE_CTX *ctx, struct xdp_flow_key *key,
                    struct xdp_parse_info *info, int all_l4)
 {
     struct xdp_parse_cursor c;
@@ -809,7 +820,7 @@ xdp_parse_frame_l4(struct xdp_md *ctx, struct xdp_flow_key *key,
 
 /* xdp_parse_frame_l4() with every transport header. */
 static __always_inline void
-xdp_parse_frame(struct xdp_md *ctx, struct xdp_flow_key *key,
+xdp_parse_frame(XDP_PARSE_CTX *ctx, struct xdp_flow_key *key,
                 struct xdp_parse_info *info)
 {
     xdp_parse_frame_l4(ctx, key, info, 1);
@@ -819,7 +830,7 @@ xdp_parse_frame(struct xdp_md *ctx, struct xdp_flow_key *key,
  * fills 'struct flow'.  Callers that need to know whether the key is
  * complete, or where the headers are, use xdp_parse_frame(). */
 static __always_inline void
-xdp_parse(struct xdp_md *ctx, struct xdp_flow_key *key)
+xdp_parse(XDP_PARSE_CTX *ctx, struct xdp_flow_key *key)
 {
     struct xdp_parse_info info;
 

@@ -21,10 +21,12 @@
  * The program builds a table of frames: every protocol the parser knows,
  * VLAN and QinQ, LLC and SNAP, IPv4 options and fragments, IPv6 extension
  * headers and fragments, Neighbor Discovery with options, and truncated and
- * malformed variants at every layer.  It runs each frame through the
- * xdp_parse_test program with BPF_PROG_TEST_RUN and through flow_extract(),
- * converts OVS's 'struct flow' with xdp_flow_key_from_flow() and compares
- * the two keys byte for byte, and the header offsets that both report.  It
+ * malformed variants at every layer.  It runs each frame with
+ * BPF_PROG_TEST_RUN through the xdp_parse_test program and through
+ * tc_parse_test, the same parser on an skb, as a TC program runs it, and
+ * through flow_extract(); converts OVS's 'struct flow' with
+ * xdp_flow_key_from_flow() and compares the keys byte for byte, and the
+ * header offsets that they report (a difference names the parser).  It
  * prints "ok NAME" or "MISMATCH NAME: ..." naming each differing field, one
  * line per frame, then "N cases, M mismatches", and exits with status 1 if
  * M is not 0.  Frames shorter than an Ethernet header, which the kernel
@@ -43,6 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/pkt_cls.h>
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -54,6 +58,7 @@
 
 #include "datapath/xdp-dp.h"
 #include "datapath/xdp-dp-parse.h"
+#include "datapath/tc-parse-test.skel.h"
 #include "datapath/xdp-parse-test.skel.h"
 #include "ofproto-xdp/xdp-flow.h"
 
@@ -1217,24 +1222,115 @@ compare_u16(const char *name, unsigned int xdp, unsigned int ovs,
     return n_diffs;
 }
 
-/* Runs case 'c' through both parsers and prints the verdict (with
- * 'quiet', only a mismatch).  Returns 1 for a mismatch, 0 for a match, -1
- * if the case was not run, -2 if the parser flagged a case of unknown
- * length incomplete. */
+/* One program that runs the parser, and the maps it leaves its results
+ * in. */
+struct parser {
+    const char *name;           /* "xdp" or "tc". */
+    int prog_fd;
+    int key_fd;
+    int info_fd;
+    uint32_t verdict;           /* What the program returns. */
+};
+
+/* Whether BPF_PROG_TEST_RUN refuses to build an skb of case 'c' for a TC
+ * program: it does for an IPv4 or IPv6 Ethertype followed by less than a
+ * whole IP header (bpf_prog_test_run_skb() in net/bpf/test_run.c), which
+ * a real device's TC hook still gets. */
+static bool
+tc_test_run_refuses(const struct parse_case *c)
+{
+    uint16_t type = c->data[12] << 8 | c->data[13];
+
+    return ((type == ETH_TYPE_IP && c->size < ETH_HEADER_LEN + 20)
+            || (type == ETH_TYPE_IPV6 && c->size < ETH_HEADER_LEN + 40));
+}
+
+/* Runs case 'c' through 'p' and compares what it found with what
+ * flow_extract() found in 'packet' ('flow', as a key 'ovs_key'), appending
+ * each difference to 's'.  Returns the number of differences so far, from
+ * 'n_diffs'; sets '*incomplete' if the parser flagged the key incomplete. */
 static int
-run_case(struct xdp_parse_test *skel, const struct parse_case *c,
+check_parser(const struct parser *p, const struct parse_case *c,
+             const struct flow *flow, const struct xdp_flow_key *ovs_key,
+             const struct dp_packet *packet, bool *incomplete,
+             struct ds *s, int n_diffs)
+{
+    struct xdp_parse_info info;
+    struct xdp_flow_key key;
+    uint32_t zero = 0;
+    int n0 = n_diffs;
+    int error;
+
+    if (p->verdict == TC_ACT_SHOT && tc_test_run_refuses(c)) {
+        /* The XDP run covers the same code. */
+        *incomplete = c->unknown;
+        return n_diffs;
+    }
+    /* Clear the results first, so that a run that stores nothing cannot
+     * pass with the previous case's. */
+    memset(&key, 0xa5, sizeof key);
+    memset(&info, 0xa5, sizeof info);
+    if (bpf_map_update_elem(p->key_fd, &zero, &key, BPF_ANY)
+        || bpf_map_update_elem(p->info_fd, &zero, &info, BPF_ANY)) {
+        ovs_fatal(errno, "bpf_map_update_elem");
+    }
+    LIBBPF_OPTS(bpf_test_run_opts, opts,
+                .data_in = c->data, .data_size_in = c->size);
+    error = bpf_prog_test_run_opts(p->prog_fd, &opts);
+    if (error) {
+        ovs_fatal(-error, "%s: %s: bpf_prog_test_run_opts", c->name,
+                  p->name);
+    }
+    if (bpf_map_lookup_elem(p->key_fd, &zero, &key)
+        || bpf_map_lookup_elem(p->info_fd, &zero, &info)) {
+        ovs_fatal(errno, "bpf_map_lookup_elem");
+    }
+
+    *incomplete = info.flags & XDP_PARSE_F_INCOMPLETE;
+    if (opts.retval != p->verdict) {
+        put_sep(s, &n_diffs);
+        ds_put_format(s, "verdict %u", opts.retval);
+    }
+    if (c->incomplete) {
+        /* Beyond the parser's limits the key is not flow_extract()'s and
+         * must not be used: the parser must say so. */
+        if (!*incomplete) {
+            put_sep(s, &n_diffs);
+            ds_put_cstr(s, "XDP_PARSE_F_INCOMPLETE not set");
+        }
+    } else if (!c->unknown || !*incomplete) {
+        n_diffs = compare_u16("flags", info.flags, 0, s, n_diffs);
+        n_diffs = compare_keys(&key, ovs_key, s, n_diffs);
+        /* OVS's l3_ofs is past the MPLS labels, ours at the first. */
+        if (!eth_type_mpls(flow->dl_type)) {
+            n_diffs = compare_u16("l3_ofs", info.l3_ofs, packet->l3_ofs,
+                                  s, n_diffs);
+        }
+        n_diffs = compare_u16("l4_ofs", info.l4_ofs, packet->l4_ofs,
+                              s, n_diffs);
+        n_diffs = compare_u16("l4_size", info.l4_size,
+                              dp_packet_l4_size(packet), s, n_diffs);
+    }
+    if (n_diffs > n0) {
+        ds_put_format(s, " (%s)", p->name);
+    }
+    return n_diffs;
+}
+
+/* Runs case 'c' through the 'n' parsers in 'parsers' and through
+ * flow_extract() and prints the verdict (with 'quiet', only a mismatch).
+ * Returns 1 for a mismatch, 0 for a match, -1 if the case was not run, -2
+ * if every parser flagged a case of unknown length incomplete. */
+static int
+run_case(const struct parser *parsers, size_t n, const struct parse_case *c,
          bool verbose, bool quiet)
 {
-    int key_fd = bpf_map__fd(skel->maps.xdp_parse_test_key);
-    int info_fd = bpf_map__fd(skel->maps.xdp_parse_test_info);
-    struct xdp_flow_key xdp_key, ovs_key;
-    struct xdp_parse_info info;
+    struct xdp_flow_key ovs_key;
     struct dp_packet packet;
     struct ds s = DS_EMPTY_INITIALIZER;
+    bool all_incomplete = true;
     struct flow flow;
-    uint32_t zero = 0;
     int n_diffs = 0;
-    int error;
 
     /* OVS. */
     dp_packet_use_const(&packet, c->data, c->size);
@@ -1256,53 +1352,16 @@ run_case(struct xdp_parse_test *skel, const struct parse_case *c,
         return -1;
     }
 
-    /* XDP.  Clear the results first, so that a run that stores nothing
-     * cannot pass with the previous case's. */
-    memset(&xdp_key, 0xa5, sizeof xdp_key);
-    memset(&info, 0xa5, sizeof info);
-    if (bpf_map_update_elem(key_fd, &zero, &xdp_key, BPF_ANY)
-        || bpf_map_update_elem(info_fd, &zero, &info, BPF_ANY)) {
-        ovs_fatal(errno, "bpf_map_update_elem");
-    }
-    LIBBPF_OPTS(bpf_test_run_opts, opts,
-                .data_in = c->data, .data_size_in = c->size);
-    error = bpf_prog_test_run_opts(
-        bpf_program__fd(skel->progs.xdp_parse_test), &opts);
-    if (error) {
-        ovs_fatal(-error, "%s: bpf_prog_test_run_opts", c->name);
-    }
-    if (bpf_map_lookup_elem(key_fd, &zero, &xdp_key)
-        || bpf_map_lookup_elem(info_fd, &zero, &info)) {
-        ovs_fatal(errno, "bpf_map_lookup_elem");
-    }
+    for (size_t i = 0; i < n; i++) {
+        bool incomplete;
 
-    if (opts.retval != XDP_DROP) {
-        put_sep(&s, &n_diffs);
-        ds_put_format(&s, "verdict %u", opts.retval);
+        n_diffs = check_parser(&parsers[i], c, &flow, &ovs_key, &packet,
+                               &incomplete, &s, n_diffs);
+        all_incomplete &= incomplete;
     }
-    if (c->unknown && info.flags & XDP_PARSE_F_INCOMPLETE && !n_diffs) {
+    if (c->unknown && all_incomplete && !n_diffs) {
         ds_destroy(&s);
         return -2;
-    }
-    if (c->incomplete) {
-        /* Beyond the parser's limits the key is not flow_extract()'s and
-         * must not be used: the parser must say so. */
-        if (!(info.flags & XDP_PARSE_F_INCOMPLETE)) {
-            put_sep(&s, &n_diffs);
-            ds_put_cstr(&s, "XDP_PARSE_F_INCOMPLETE not set");
-        }
-    } else {
-        n_diffs = compare_u16("flags", info.flags, 0, &s, n_diffs);
-        n_diffs = compare_keys(&xdp_key, &ovs_key, &s, n_diffs);
-        /* OVS's l3_ofs is past the MPLS labels, ours at the first. */
-        if (!eth_type_mpls(flow.dl_type)) {
-            n_diffs = compare_u16("l3_ofs", info.l3_ofs, packet.l3_ofs,
-                                  &s, n_diffs);
-        }
-        n_diffs = compare_u16("l4_ofs", info.l4_ofs, packet.l4_ofs,
-                              &s, n_diffs);
-        n_diffs = compare_u16("l4_size", info.l4_size,
-                              dp_packet_l4_size(&packet), &s, n_diffs);
     }
 
     if (n_diffs) {
@@ -1325,7 +1384,7 @@ run_case(struct xdp_parse_test *skel, const struct parse_case *c,
  * incomplete (beyond its loop limits) is counted apart, not compared.
  * Returns the number of mismatches. */
 static int
-run_stdin(struct xdp_parse_test *skel, int *n_run)
+run_stdin(const struct parser *parsers, size_t n, int *n_run)
 {
     static struct parse_case c;
     int n_mismatches = 0, n_incomplete = 0, n_long = 0;
@@ -1353,7 +1412,7 @@ run_stdin(struct xdp_parse_test *skel, int *n_run)
         c.name = ds_cstr(&name);
         c.incomplete = false;
         c.unknown = true;
-        int retval = run_case(skel, &c, false, true);
+        int retval = run_case(parsers, n, &c, false, true);
         if (retval == -2) {
             n_incomplete++;
         } else if (retval >= 0) {
@@ -1375,6 +1434,7 @@ main(int argc, char *argv[])
     bool verbose = argc > 1 && !strcmp(argv[1], "-v");
     bool from_stdin = argc > 1 && !strcmp(argv[1], "--stdin");
     struct xdp_parse_test *skel;
+    struct tc_parse_test *tc_skel;
     int n_run = 0, n_mismatches = 0;
     size_t total = 0;
 
@@ -1390,9 +1450,22 @@ main(int argc, char *argv[])
     if (!skel) {
         ovs_fatal(errno, "xdp_parse_test__open_and_load");
     }
+    tc_skel = tc_parse_test__open_and_load();
+    if (!tc_skel) {
+        ovs_fatal(errno, "tc_parse_test__open_and_load");
+    }
+    struct parser parsers[] = {
+        { "xdp", bpf_program__fd(skel->progs.xdp_parse_test),
+          bpf_map__fd(skel->maps.xdp_parse_test_key),
+          bpf_map__fd(skel->maps.xdp_parse_test_info), XDP_DROP },
+        { "tc", bpf_program__fd(tc_skel->progs.tc_parse_test),
+          bpf_map__fd(tc_skel->maps.tc_parse_test_key),
+          bpf_map__fd(tc_skel->maps.tc_parse_test_info), TC_ACT_SHOT },
+    };
     if (from_stdin) {
-        n_mismatches = run_stdin(skel, &n_run);
+        n_mismatches = run_stdin(parsers, ARRAY_SIZE(parsers), &n_run);
         xdp_parse_test__destroy(skel);
+        tc_parse_test__destroy(tc_skel);
         printf("%d frames, %d mismatches\n", n_run, n_mismatches);
         return n_mismatches ? 1 : 0;
     }
@@ -1404,7 +1477,8 @@ main(int argc, char *argv[])
     add_nd_cases();
 
     for (size_t i = 0; i < n_cases; i++) {
-        int retval = run_case(skel, &cases[i], verbose, false);
+        int retval = run_case(parsers, ARRAY_SIZE(parsers), &cases[i],
+                              verbose, false);
 
         if (retval >= 0) {
             n_run++;
@@ -1412,6 +1486,7 @@ main(int argc, char *argv[])
         }
     }
     xdp_parse_test__destroy(skel);
+    tc_parse_test__destroy(tc_skel);
 
     printf("%d cases, %d mismatches\n", n_run, n_mismatches);
     return n_mismatches ? 1 : 0;
