@@ -25,6 +25,7 @@ datapath_bpf_sources = \
 	datapath/bench-gen.bpf.c \
 	datapath/bench-redirect.bpf.c \
 	datapath/bench-sink.bpf.c \
+	datapath/bench-tc-parse.bpf.c \
 	datapath/bench-trivial.bpf.c
 
 EXTRA_DIST += $(datapath_bpf_sources) $(datapath_bpf_headers)

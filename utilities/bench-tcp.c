@@ -53,10 +53,14 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "bench-common.h"
 #include "command-line.h"
@@ -68,6 +72,8 @@
 #include "ovs-xdp-bench.h"
 #include "packets.h"
 #include "util.h"
+
+#include "datapath/bench-tc-parse.skel.h"
 
 /* Debian's own ovs-vswitchd (openvswitch-switch). */
 #define TCP_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
@@ -82,6 +88,7 @@ enum tcp_kind {
     TCP_LINUX_BRIDGE,           /* The kernel's bridge. */
     TCP_LINUX_VXLAN,            /* The kernel's bridge and VXLAN device. */
     TCP_OVS_XDP_VXLAN,          /* ovs-vswitchd-xdp, native tunneling. */
+    TCP_TC_PARSE,               /* Parse and redirect in TC: no switch. */
 };
 
 /* Whether switches of 'kind' reach the server through the VXLAN tunnel. */
@@ -123,6 +130,9 @@ static const struct tcp_switch tcp_switches[] = {
     { "ovs-xdp-vxlan", "VXLAN: ovs-vswitchd-xdp, overlay and underlay xdp "
       "bridges, actions=normal, native tunneling", TCP_OVS_XDP_VXLAN, NULL,
       NULL },
+    { "tc-parse", "not a switch: the datapath's parser, one hash lookup "
+      "and bpf_redirect() in TC ingress (datapath/bench-tc-parse.bpf.c)",
+      TCP_TC_PARSE, NULL, NULL },
 };
 #define TCP_N_SWITCHES ARRAY_SIZE(tcp_switches)
 #define TCP_FLOOR_IDX 0
@@ -169,6 +179,7 @@ struct tcp_bench {
     char *vxlan_dev;            /* linux-vxlan's VXLAN device. */
     struct bench_ovs ovs_xdp;
     struct bench_ovs ovs_stock;
+    struct bench_tc_parse *tc_parse;    /* tc-parse's program, if set up. */
     const struct tcp_switch *active;    /* Set up now, or NULL. */
 };
 
@@ -192,7 +203,8 @@ Options:\n\
   --streams=LIST         comma-separated parallel streams (default 1,4)\n\
   --switches=LIST        comma-separated, from: floor, linux-bridge,\n\
                          ovs-xdp, ovs-xdp-drv, ovs-system, ovs-afxdp,\n\
-                         linux-vxlan, ovs-xdp-vxlan (default: all)\n\
+                         linux-vxlan, ovs-xdp-vxlan, tc-parse\n\
+                         (default: all)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
                          or from $PATH)\n\
   --vswitchd=PATH        stock ovs-vswitchd (default:\n\
@@ -440,6 +452,58 @@ tcp_ovs_setup(struct tcp_bench *tb, const struct tcp_switch *sw,
     return error;
 }
 
+/* Removes tc-parse's program and the clsact qdiscs it made. */
+static void
+tcp_tc_parse_teardown(struct tcp_bench *tb)
+{
+    const char *ends[] = { tb->client.root_name, tb->server.root_name };
+
+    for (size_t i = 0; i < ARRAY_SIZE(ends); i++) {
+        LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = if_nametoindex(ends[i]),
+                    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+
+        if (hook.ifindex) {
+            bpf_tc_hook_destroy(&hook);
+        }
+    }
+    bench_tc_parse__destroy(tb->tc_parse);
+    tb->tc_parse = NULL;
+}
+
+/* Loads tc-parse's program, points each switch-side veth end at the
+ * other and attaches the program at both ends' TC ingress.  Returns 0, or
+ * a positive errno after explaining in 'why'. */
+static int
+tcp_tc_parse_setup(struct tcp_bench *tb, struct ds *why)
+{
+    uint32_t client = if_nametoindex(tb->client.root_name);
+    uint32_t server = if_nametoindex(tb->server.root_name);
+    int error;
+
+    tb->tc_parse = bench_tc_parse__open_and_load();
+    if (!tb->tc_parse) {
+        error = errno;
+        ds_put_format(why, "cannot load bench-tc-parse (%s)",
+                      ovs_strerror(error));
+        return error;
+    }
+    int fd = bpf_map__fd(tb->tc_parse->maps.bench_tc_peer);
+    if (bpf_map_update_elem(fd, &client, &server, BPF_ANY)
+        || bpf_map_update_elem(fd, &server, &client, BPF_ANY)) {
+        error = errno;
+        ds_put_format(why, "cannot fill bench_tc_peer (%s)",
+                      ovs_strerror(error));
+        return error;
+    }
+    error = bench_tc_attach(tb->tc_parse->progs.bench_tc_parse, NULL,
+                            tb->client.root_name, why);
+    if (!error) {
+        error = bench_tc_attach(tb->tc_parse->progs.bench_tc_parse, NULL,
+                                tb->server.root_name, why);
+    }
+    return error;
+}
+
 static void
 tcp_switch_teardown(struct tcp_bench *tb)
 {
@@ -466,6 +530,9 @@ tcp_switch_teardown(struct tcp_bench *tb)
     case TCP_OVS_XDP_VXLAN:
         bench_ovs_del_bridge(&tb->ovs_xdp, tb->ovs_bridge);
         bench_ovs_del_bridge(&tb->ovs_xdp, tb->ovs_underlay);
+        break;
+    case TCP_TC_PARSE:
+        tcp_tc_parse_teardown(tb);
         break;
     }
     bench_xdp_clear(tb->client.root_name, sw->name);
@@ -536,6 +603,9 @@ tcp_switch_setup(struct tcp_bench *tb, const struct tcp_switch *sw, int mtu,
         error = bench_linux_bridge_create(tb->linux_bridge,
                                           tb->client.root_name,
                                           tb->server.root_name, why);
+        break;
+    case TCP_TC_PARSE:
+        error = tcp_tc_parse_setup(tb, why);
         break;
     }
     if (!error && tcp_kind_is_vxlan(sw->kind)) {
