@@ -318,9 +318,9 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
 
 /* Sends the frame in 'ctx', of the packet with metadata 'md', to the 'n'
  * devices in 'ifindex' through ovs-vswitchd, one XDP_DP_UPCALL_OUTPUT
- * upcall each, cut to 'mark''s length if it is an XDP_DP_ACTION_TRUNC:
- * for a frame that the stack would lose (stack_drops_frame()).  Returns
- * the XDP verdict. */
+ * upcall each, cut to 'mark''s length if it is an XDP_DP_ACTION_TRUNC
+ * (a queue priority does not go with them): for a frame that the stack
+ * would lose (stack_drops_frame()).  Returns the XDP verdict. */
 static __always_inline int
 outputs_up(struct xdp_md *ctx, const struct pkt_md *md,
            struct pass_buf *buf, const __u32 *ifindex, __u32 n,
@@ -472,7 +472,7 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
 
     case XDP_DP_TX_SKB:
         return pass_to_tc(ctx, md, buf, &port->ifindex, 1, diff, tc_flags,
-                              mark);
+                          mark);
 
     case XDP_DP_TX_SLOW:
         if (tc_flags) {
