@@ -333,6 +333,43 @@ xdp_flow_fitness_format(struct ds *why, const char *what,
     }
 }
 
+/* A frame whose last VLAN tag is cut short (less than a tag and the
+ * Ethertype after it) has that TPID as its Ethertype in flow_extract()'s
+ * 'struct flow', and no tag there.  Its netlink key says so with an
+ * ETHERTYPE of the TPID, a VLAN of 0 and an empty ENCAP, which
+ * odp_flow_key_to_flow() reads back as a tag of TCI 0 with that TPID and
+ * an Ethertype of 0; and odp_flow_key_to_mask(), seeing no tag there,
+ * refuses the mask's VLAN and ENCAP as too much.  Returns the depth of
+ * such a tag in 'flow' as the key read back, or -1 if there is none. */
+static int
+xdp_flow_cut_tag(const struct flow *flow)
+{
+    if (flow->dl_type) {
+        return -1;
+    }
+    for (int i = 0; i < FLOW_MAX_VLAN_HEADERS; i++) {
+        if (!(flow->vlans[i].tci & htons(VLAN_CFI))) {
+            return eth_type_vlan(flow->vlans[i].tpid) ? i : -1;
+        }
+    }
+    return -1;
+}
+
+/* Turns the cut tag at depth 'i' of 'flow', and its mask in 'wc', into
+ * the Ethertype that flow_extract() gives such a frame. */
+static void
+xdp_flow_cut_tag_to_dl_type(struct flow *flow, struct flow_wildcards *wc,
+                            int i)
+{
+    flow->dl_type = flow->vlans[i].tpid;
+    wc->masks.dl_type = wc->masks.vlans[i].tpid;
+    flow->vlans[i].tpid = flow->vlans[i].tci = htons(0);
+    wc->masks.vlans[i].tpid = htons(0);
+    /* The mask's VLAN, whatever it says of the TCI, matches the absence of
+     * a tag there. */
+    wc->masks.vlans[i].tci = htons(VLAN_VID_MASK | VLAN_CFI);
+}
+
 int
 xdp_flow_from_odp(const struct nlattr *key, size_t key_len,
                   const struct nlattr *mask, size_t mask_len,
@@ -359,11 +396,22 @@ xdp_flow_from_odp(const struct nlattr *key, size_t key_len,
         free(error);
         return EINVAL;
     }
-    fitness = odp_flow_key_to_mask(mask, mask_len, &wc, &flow, &error);
+    int cut = xdp_flow_cut_tag(&flow);
+    struct flow mask_of = flow;
+    if (cut >= 0) {
+        /* So that the mask's VLAN and ENCAP are read, and an Ethertype
+         * that asks for no L3 mask behind them. */
+        mask_of.vlans[cut].tci |= htons(VLAN_CFI);
+        mask_of.dl_type = mask_of.vlans[cut].tpid;
+    }
+    fitness = odp_flow_key_to_mask(mask, mask_len, &wc, &mask_of, &error);
     if (fitness != ODP_FIT_PERFECT) {
         xdp_flow_fitness_format(why, "mask", fitness, error);
         free(error);
         return EINVAL;
+    }
+    if (cut >= 0) {
+        xdp_flow_cut_tag_to_dl_type(&flow, &wc, cut);
     }
 
     /* As in dpif_netdev_flow_put(): the netlink form cannot wildcard
