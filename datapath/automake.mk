@@ -38,6 +38,9 @@ CLEANFILES += $(datapath_skeletons) $(datapath_bpf_sources:.bpf.c=.bpf.o)
 	@$(MKDIR_P) $(@D)
 	$(AM_V_GEN)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# The TC build of the parser's test harness includes the XDP one.
+datapath/tc-parse-test.bpf.o: datapath/xdp-parse-test.bpf.c
+
 %.skel.h: %.bpf.o
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name $(subst -,_,$(notdir $*)) \
 		> $@.tmp && mv $@.tmp $@

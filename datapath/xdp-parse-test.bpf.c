@@ -5,13 +5,25 @@
  * BPF_PROG_TEST_RUN by tests/test-xdp-parse: it parses the frame into a
  * key on the stack, as the datapath program will, stores the key and the
  * header offsets in single-entry arrays for the test to read back, and
- * drops the frame. */
+ * drops the frame.  tc-parse-test.bpf.c builds the same harness as a TC
+ * program, whose parser reads an skb. */
 
 #include <linux/bpf.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 
 #include "xdp-dp.h"
 #include "xdp-dp-parse.h"
+
+#ifdef PARSE_TEST_TC
+#define PARSE_TEST_SEC "tc"
+#define PARSE_TEST_PROG tc_parse_test
+#define PARSE_TEST_DROP TC_ACT_SHOT
+#else
+#define PARSE_TEST_SEC "xdp"
+#define PARSE_TEST_PROG xdp_parse_test
+#define PARSE_TEST_DROP XDP_DROP
+#endif
 
 /* The flow key that the last run extracted. */
 struct {
@@ -19,7 +31,7 @@ struct {
     __uint(max_entries, 1);
     __type(key, __u32);
     __type(value, struct xdp_flow_key);
-} xdp_parse_test_key SEC(".maps");
+} parse_test_key SEC(".maps");
 
 /* The header offsets and flags of the last run. */
 struct {
@@ -27,20 +39,20 @@ struct {
     __uint(max_entries, 1);
     __type(key, __u32);
     __type(value, struct xdp_parse_info);
-} xdp_parse_test_info SEC(".maps");
+} parse_test_info SEC(".maps");
 
-SEC("xdp")
+SEC(PARSE_TEST_SEC)
 int
-xdp_parse_test(struct xdp_md *ctx)
+PARSE_TEST_PROG(XDP_PARSE_CTX *ctx)
 {
     struct xdp_parse_info info;
     struct xdp_flow_key key;
     __u32 zero = 0;
 
     xdp_parse_frame(ctx, &key, &info);
-    bpf_map_update_elem(&xdp_parse_test_key, &zero, &key, BPF_ANY);
-    bpf_map_update_elem(&xdp_parse_test_info, &zero, &info, BPF_ANY);
-    return XDP_DROP;
+    bpf_map_update_elem(&parse_test_key, &zero, &key, BPF_ANY);
+    bpf_map_update_elem(&parse_test_info, &zero, &info, BPF_ANY);
+    return PARSE_TEST_DROP;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

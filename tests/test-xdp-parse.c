@@ -1262,7 +1262,8 @@ check_parser(const struct parser *p, const struct parse_case *c,
     int error;
 
     if (p->verdict == TC_ACT_SHOT && tc_test_run_refuses(c)) {
-        /* The XDP run covers the same code. */
+        /* The XDP run covers the same code, and alone decides whether a
+         * case of unknown length counts. */
         *incomplete = c->unknown;
         return n_diffs;
     }
@@ -1456,11 +1457,11 @@ main(int argc, char *argv[])
     }
     struct parser parsers[] = {
         { "xdp", bpf_program__fd(skel->progs.xdp_parse_test),
-          bpf_map__fd(skel->maps.xdp_parse_test_key),
-          bpf_map__fd(skel->maps.xdp_parse_test_info), XDP_DROP },
+          bpf_map__fd(skel->maps.parse_test_key),
+          bpf_map__fd(skel->maps.parse_test_info), XDP_DROP },
         { "tc", bpf_program__fd(tc_skel->progs.tc_parse_test),
-          bpf_map__fd(tc_skel->maps.tc_parse_test_key),
-          bpf_map__fd(tc_skel->maps.tc_parse_test_info), TC_ACT_SHOT },
+          bpf_map__fd(tc_skel->maps.parse_test_key),
+          bpf_map__fd(tc_skel->maps.parse_test_info), TC_ACT_SHOT },
     };
     if (from_stdin) {
         n_mismatches = run_stdin(parsers, ARRAY_SIZE(parsers), &n_run);
