@@ -15,11 +15,13 @@ datapath_bpf_headers = \
 	datapath/xdp-dp-police.h \
 	datapath/xdp-dp-meter.h \
 	datapath/xdp-dp-rewrite.h \
+	datapath/xdp-dp-skb.h \
 	datapath/xdp-dp-tc.h \
 	datapath/xdp-dp-tnl.h
 
 datapath_bpf_sources = \
 	datapath/xdp-dp.bpf.c \
+	datapath/tc-dp.bpf.c \
 	datapath/xdp-parse-test.bpf.c \
 	datapath/tc-parse-test.bpf.c \
 	datapath/bench-gen.bpf.c \

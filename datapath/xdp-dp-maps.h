@@ -8,6 +8,7 @@
  * skeleton; the layout of each value is in xdp-dp.h. */
 
 #include <linux/bpf.h>
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
 #include "xdp-dp.h"
@@ -230,5 +231,64 @@ struct {
     __type(key, __u32);
     __type(value, struct xdp_flow_stats);
 } xdp_dp_ct_stats SEC(".maps");
+
+/* What both objects of the datapath (the XDP program's, xdp-dp.bpf.c, and
+ * the TC pipeline's, tc-dp.bpf.c) do with these maps. */
+
+#define ETH_P_8021Q_BE bpf_htons(0x8100)
+#define ETH_P_8021AD_BE bpf_htons(0x88a8)
+
+/* Adds 'n' to the datapath counter at 'field_offset' in struct
+ * xdp_dp_stats, this CPU's. */
+static __always_inline void
+count(__u32 field_offset, __u64 n)
+{
+    __u32 zero = 0;
+    struct xdp_dp_stats *stats = bpf_map_lookup_elem(&xdp_dp_stats, &zero);
+
+    if (stats) {
+        *(__u64 *) ((char *) stats + field_offset) += n;
+    }
+}
+#define COUNT(FIELD, N) count(__builtin_offsetof(struct xdp_dp_stats, FIELD), N)
+
+/* Upcalls a port may make per CPU in each XDP_DP_UPCALL_WINDOW_NS (see
+ * struct xdp_dp_upcall_budget); 0 means no limit.  Userspace may change
+ * it (in each object: globals are not shared between them). */
+__u32 xdp_dp_upcall_burst = XDP_DP_UPCALL_BURST;
+
+/* Whether the budget in xdp_dp_upcall_budget at 'index' allows one more
+ * upcall now, if at most 'burst' (0: any number) may go up per window. */
+static __always_inline int
+budget_allows(__u32 index, __u32 burst)
+{
+    struct xdp_dp_upcall_budget *b;
+    __u64 now;
+
+    if (!burst) {
+        return 1;
+    }
+    b = bpf_map_lookup_elem(&xdp_dp_upcall_budget, &index);
+    if (!b) {
+        return 1;
+    }
+    now = bpf_ktime_get_ns();
+    if (now - b->window_start >= XDP_DP_UPCALL_WINDOW_NS) {
+        b->window_start = now;
+        b->n_upcalls = 0;
+    }
+    if (b->n_upcalls >= burst) {
+        return 0;
+    }
+    b->n_upcalls++;
+    return 1;
+}
+
+/* Whether port 'in_port' may make one more upcall now, by its budget. */
+static __always_inline int
+upcall_allowed(__u32 in_port)
+{
+    return budget_allows(in_port, xdp_dp_upcall_burst);
+}
 
 #endif /* xdp-dp-maps.h */

@@ -67,7 +67,17 @@
  * both have: an object that parses skbs defines XDP_PARSE_CTX as 'struct
  * __sk_buff' before it includes this header (tests/test-xdp-parse runs
  * both kinds).  In an skb these cover its linear part, where the stack
- * keeps the headers of the packets it builds, GSO segments too. */
+ * keeps the headers of the packets it builds, GSO segments too.
+ *
+ * An skb is more than its linear part, and the parser of a datapath in TC
+ * (XDP_PARSE_SKB defined as well) reads it whole: the frame is 'len'
+ * bytes long, not 'data_end - data', so that a GSO segment's IP length
+ * agrees with the frame's as OVS sees it; a header that lies past the
+ * linear part, which the caller has pulled as far as it could, makes the
+ * key incomplete (XDP_PARSE_F_INCOMPLETE) rather than cut; and the
+ * outermost VLAN tag, which the stack keeps in the skb rather than in the
+ * frame (skb_vlan_untag()), is the frame's first tag, as it was on the
+ * wire. */
 
 #include <linux/types.h>
 
@@ -244,7 +254,24 @@ struct xdp_parse_cursor {
     void *data_end;             /* ctx->data_end. */
     __u64 ofs;                  /* Offset of the next header. */
     __u64 size;                 /* Bytes from 'ofs' that OVS considers. */
+#ifdef XDP_PARSE_SKB
+    __u16 *flags;               /* The info's flags: a header past the
+                                 * linear part makes them incomplete. */
+#endif
 };
+
+/* Sets up cursor 'C' on the frame of 'CTX' for a parse that reports to
+ * the 'struct xdp_parse_info' at 'INFO'. */
+#ifdef XDP_PARSE_SKB
+#define XDP_PARSE_CURSOR_INIT(C, CTX, INFO)             \
+    ((C).data = (void *) (long) (CTX)->data,            \
+     (C).data_end = (void *) (long) (CTX)->data_end,    \
+     (C).flags = &(INFO)->flags)
+#else
+#define XDP_PARSE_CURSOR_INIT(C, CTX, INFO)             \
+    ((C).data = (void *) (long) (CTX)->data,            \
+     (C).data_end = (void *) (long) (CTX)->data_end)
+#endif
 
 /* Returns a pointer to the 'len' bytes at the cursor if 'c->size' covers
  * them (as OVS's data_try_pull() without the pull), otherwise NULL. */
@@ -263,6 +290,10 @@ xdp_parse_peek__(const struct xdp_parse_cursor *c, __u32 len)
     }
     p = c->data + ofs;
     if (p + len > c->data_end) {
+#ifdef XDP_PARSE_SKB
+        /* In the frame, but not in the skb's linear part. */
+        *c->flags |= XDP_PARSE_F_INCOMPLETE;
+#endif
         return NULL;
     }
     return p;
@@ -306,9 +337,11 @@ __u32 xdp_parse_vlan_limit = 2;
 /* OVS's parse_vlan() and parse_ethertype(): pulls up to two VLAN tags and
  * the Ethertype, and an LLC/SNAP header if there is one, and returns the
  * Ethertype.  The caller has checked for a whole Ethernet header and
- * pulled the addresses. */
+ * pulled the addresses.  A nonzero 'hw_tpid' is a tag that the skb holds
+ * out of the frame, with TCI 'hw_tci' (see XDP_PARSE_SKB): the first. */
 static __always_inline __be16
-xdp_parse_l2__(struct xdp_parse_cursor *c, struct xdp_flow_key *key)
+xdp_parse_l2__(struct xdp_parse_cursor *c, struct xdp_flow_key *key,
+               __be16 hw_tpid, __be16 hw_tci)
 {
     const struct xdp_parse_llc_snap *llc;
     const __be16 *type;
@@ -321,6 +354,11 @@ xdp_parse_l2__(struct xdp_parse_cursor *c, struct xdp_flow_key *key)
 
         if (i >= xdp_parse_vlan_limit) {
             break;
+        }
+        if (!i && hw_tpid) {
+            key->vlans[0].tpid = hw_tpid;
+            key->vlans[0].tci = hw_tci | bpf_htons(XDP_VLAN_CFI);
+            continue;
         }
         vlan = xdp_parse_peek__(c, sizeof *vlan);
         if (!vlan || !xdp_parse_eth_type_vlan__(vlan->tpid)) {
@@ -451,8 +489,7 @@ xdp_parse_ipv6_ext_hdr__(XDP_PARSE_CTX *ctx, struct xdp_flow_key *key,
     if (!key || !info) {
         return -1;
     }
-    c.data = (void *) (long) ctx->data;
-    c.data_end = (void *) (long) ctx->data_end;
+    XDP_PARSE_CURSOR_INIT(c, ctx, info);
     c.ofs = info->l4_ofs;
     c.size = info->l4_size;
     proto = key->nw_proto;
@@ -648,8 +685,7 @@ xdp_parse_l4__(XDP_PARSE_CTX *ctx, struct xdp_flow_key *key,
     if (!key || !info) {
         return 0;
     }
-    c.data = (void *) (long) ctx->data;
-    c.data_end = (void *) (long) ctx->data_end;
+    XDP_PARSE_CURSOR_INIT(c, ctx, info);
     c.ofs = info->l4_ofs;
     c.size = info->l4_size;
     nw_proto = key->nw_proto;
@@ -731,10 +767,13 @@ xdp_parse_l3__(XDP_PARSE_CTX *ctx, struct xdp_flow_key *key,
     if (!key || !info) {
         return 0;
     }
-    c.data = (void *) (long) ctx->data;
-    c.data_end = (void *) (long) ctx->data_end;
+    XDP_PARSE_CURSOR_INIT(c, ctx, info);
     c.ofs = info->l3_ofs;
+#ifdef XDP_PARSE_SKB
+    frame_len = ctx->len;
+#else
     frame_len = c.data_end - c.data;
+#endif
     if (c.ofs > frame_len) {
         return 0;
     }
@@ -791,10 +830,13 @@ xdp_parse_frame_l4(XDP_PARSE_CTX *ctx, struct xdp_flow_key *key,
     info->l4_size = 0;
     info->flags = 0;
 
-    c.data = (void *) (long) ctx->data;
-    c.data_end = (void *) (long) ctx->data_end;
+    XDP_PARSE_CURSOR_INIT(c, ctx, info);
     c.ofs = 0;
+#ifdef XDP_PARSE_SKB
+    c.size = ctx->len;
+#else
     c.size = c.data_end - c.data;
+#endif
 
     /* Ethernet: nothing at all without a whole header. */
     eth = xdp_parse_peek__(&c, ETH_HLEN);
@@ -804,7 +846,13 @@ xdp_parse_frame_l4(XDP_PARSE_CTX *ctx, struct xdp_flow_key *key,
     __builtin_memcpy(key->eth_dst, eth, ETH_ALEN);
     __builtin_memcpy(key->eth_src, eth + ETH_ALEN, ETH_ALEN);
     xdp_parse_pull__(&c, 2 * ETH_ALEN);
-    key->eth_type = xdp_parse_l2__(&c, key);
+#ifdef XDP_PARSE_SKB
+    key->eth_type = xdp_parse_l2__(&c, key,
+                                   ctx->vlan_present ? ctx->vlan_proto : 0,
+                                   bpf_htons(ctx->vlan_tci));
+#else
+    key->eth_type = xdp_parse_l2__(&c, key, 0, 0);
+#endif
     info->l3_ofs = c.ofs;
 
     xdp_parse_l3__(ctx, key, info);

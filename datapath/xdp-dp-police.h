@@ -27,14 +27,13 @@ bucket_credit(__u64 credit, __u64 elapsed, __u64 burst)
     return c > burst || c < elapsed ? burst : c;
 }
 
-/* Whether the frame in 'ctx', arriving on port 'port_no', passes the
+/* Whether a frame of 'len' bytes, arriving on port 'port_no', passes the
  * port's policer.  A port without one passes everything. */
 static __always_inline int
-police(struct xdp_md *ctx, __u32 port_no)
+police(__u64 len, __u32 port_no)
 {
     struct xdp_dp_policer *p = bpf_map_lookup_elem(&xdp_dp_policers,
                                                    &port_no);
-    __u64 len = bpf_xdp_get_buff_len(ctx);
     __u64 now = bpf_ktime_get_ns();
     __u64 byte_cost, byte_credit, pkt_credit, elapsed;
     int pass;

@@ -7,8 +7,10 @@
 /* The part of an ICMPv6 header that the L4 checksum fixes need. */
 #define XDP_ICMP6_HLEN 4
 
-/* Header rewrites in XDP: VLAN push and pop, and the set actions on
- * Ethernet, IPv4, IPv6 and L4 ports.
+/* Header rewrites: VLAN push and pop, and the set actions on Ethernet,
+ * IPv4, IPv6 and L4 ports, in XDP and in the TC pipeline (tc-dp.bpf.c,
+ * which defines XDP_PARSE_CTX as 'struct __sk_buff' and XDP_DP_SKB_PIPELINE):
+ * but for the VLAN tags, the same direct writes of the frame's linear part.
  *
  * IPv4 header checksums are updated incrementally (RFC 1624) as each
  * field changes.  The TCP or UDP checksum, which covers the addresses
@@ -16,8 +18,15 @@
  * change to the packet's 'struct l4_csum_diff' (see xdp-dp.bpf.c), and the
  * output applies the sum once, in XDP, or in the TC half when the
  * checksum is partial (an offloaded checksum of a local sender, whose
- * field holds the pseudo-header sum).  Included by xdp-dp.bpf.c, after
- * the definitions these functions use. */
+ * field holds the pseudo-header sum). */
+
+/* How the TCP or UDP checksum of the packet must change for the rewrites
+ * made so far (see struct xdp_dp_skb_meta): one's-complement sums of
+ * ~old + new over the 16-bit words that changed, not yet folded. */
+struct l4_csum_diff {
+    __u32 pseudo;               /* Pseudo-header words (IPv4 addresses). */
+    __u32 other;                /* Other words (ports). */
+};
 
 /* Incremental checksum update (RFC 1624) of '*sum' for a 32-bit field
  * changing from 'from' to 'to'. */
@@ -88,7 +97,7 @@ l3_offset(void *data, void *data_end)
 /* The L3 header of the frame in 'ctx' (see l3_offset()), if the frame
  * holds 'size' bytes of it, otherwise NULL. */
 static __always_inline void *
-l3_header(struct xdp_md *ctx, __u32 size)
+l3_header(XDP_PARSE_CTX *ctx, __u32 size)
 {
     void *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
@@ -100,8 +109,29 @@ l3_header(struct xdp_md *ctx, __u32 size)
     return data + off;
 }
 
+#ifdef XDP_DP_SKB_PIPELINE
+/* In an skb the outermost tag is kept out of the frame, in the skb
+ * (skb_vlan_untag() took it out before TC): the kernel's own helpers push
+ * and pop it as OVS's kernel datapath does (skb_vlan_push() and
+ * skb_vlan_pop()), moving the next tag in or out of the frame, which
+ * keeps the skb's MAC header length and GSO state right.  The parser
+ * reads the skb's tag as the frame's first (XDP_PARSE_HW_VLAN). */
 static __always_inline int
-do_push_vlan(struct xdp_md *ctx, const struct xdp_vlan_hdr *vlan)
+do_push_vlan(XDP_PARSE_CTX *ctx, const struct xdp_vlan_hdr *vlan)
+{
+    return bpf_skb_vlan_push(ctx, vlan->tpid,
+                             bpf_ntohs(vlan->tci & ~bpf_htons(XDP_VLAN_CFI)))
+           ? -1 : 0;
+}
+
+static __always_inline int
+do_pop_vlan(XDP_PARSE_CTX *ctx)
+{
+    return bpf_skb_vlan_pop(ctx) ? -1 : 0;
+}
+#else
+static __always_inline int
+do_push_vlan(XDP_PARSE_CTX *ctx, const struct xdp_vlan_hdr *vlan)
 {
     if (bpf_xdp_adjust_head(ctx, -4)) {
         return -1;
@@ -119,7 +149,7 @@ do_push_vlan(struct xdp_md *ctx, const struct xdp_vlan_hdr *vlan)
 }
 
 static __always_inline int
-do_pop_vlan(struct xdp_md *ctx)
+do_pop_vlan(XDP_PARSE_CTX *ctx)
 {
     void *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
@@ -134,9 +164,10 @@ do_pop_vlan(struct xdp_md *ctx)
     __builtin_memmove(data + 4, data, 12);
     return bpf_xdp_adjust_head(ctx, 4) ? -1 : 0;
 }
+#endif
 
 static __always_inline int
-do_set_eth(struct xdp_md *ctx, const struct xdp_dp_action *a)
+do_set_eth(XDP_PARSE_CTX *ctx, const struct xdp_dp_action *a)
 {
     __u8 *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
@@ -170,7 +201,7 @@ csum_diff4(__be32 from, __be32 to)
 }
 
 static __always_inline int
-do_set_ipv4(struct xdp_md *ctx, const struct xdp_dp_action *a,
+do_set_ipv4(XDP_PARSE_CTX *ctx, const struct xdp_dp_action *a,
             const struct xdp_flow_key *key, struct l4_csum_diff *diff)
 {
     struct iphdr *ip = l3_header(ctx, sizeof *ip);
@@ -220,7 +251,7 @@ do_set_ipv4(struct xdp_md *ctx, const struct xdp_dp_action *a,
  * the IPv6 header directly (no extension headers) and is 'key''s
  * transport protocol, otherwise -1. */
 static __always_inline int
-ipv6_l4_offset(struct xdp_md *ctx, const struct xdp_flow_key *key)
+ipv6_l4_offset(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key)
 {
     void *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
@@ -256,7 +287,7 @@ l4_has_pseudo_hdr(const struct xdp_flow_key *key)
  * length leaves out is left alone.  A global function: inline, it cost
  * the verifier 140,000 instructions of the generic program. */
 __attribute__((noinline)) int
-xdp_dp_l4_bounds__(struct xdp_md *ctx, const struct xdp_flow_key *key)
+xdp_dp_l4_bounds__(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key)
 {
     void *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
@@ -292,7 +323,7 @@ xdp_dp_l4_bounds__(struct xdp_md *ctx, const struct xdp_flow_key *key)
 
 /* xdp_dp_l4_bounds__() into '*l4_ofs' and the size, or -1. */
 static __always_inline int
-l4_bounds(struct xdp_md *ctx, const struct xdp_flow_key *key, int *l4_ofs)
+l4_bounds(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key, int *l4_ofs)
 {
     int b = xdp_dp_l4_bounds__(ctx, key);
 
@@ -308,7 +339,7 @@ l4_bounds(struct xdp_md *ctx, const struct xdp_flow_key *key, int *l4_ofs)
  * IPv6 packet with extension headers, an L4 header that the IP length
  * leaves out: see l4_bounds()). */
 static __always_inline __sum16 *
-l4_csum(struct xdp_md *ctx, const struct xdp_flow_key *key)
+l4_csum(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key)
 {
     void *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
@@ -342,7 +373,7 @@ l4_csum(struct xdp_md *ctx, const struct xdp_flow_key *key)
  * one: for outputs that stay XDP frames (see struct xdp_dp_skb_meta for
  * the others). */
 static __always_inline void
-apply_l4_csum_diff(struct xdp_md *ctx, const struct xdp_flow_key *key,
+apply_l4_csum_diff(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key,
                    const struct l4_csum_diff *diff)
 {
     __sum16 *check;
@@ -360,7 +391,7 @@ apply_l4_csum_diff(struct xdp_md *ctx, const struct xdp_flow_key *key,
 }
 
 static __always_inline int
-do_set_l4_ports(struct xdp_md *ctx, const struct xdp_dp_action *a,
+do_set_l4_ports(XDP_PARSE_CTX *ctx, const struct xdp_dp_action *a,
                 const struct xdp_flow_key *key, struct l4_csum_diff *diff)
 {
     void *data = (void *) (long) ctx->data;
@@ -403,7 +434,7 @@ do_set_l4_ports(struct xdp_md *ctx, const struct xdp_dp_action *a,
 }
 
 static __always_inline int
-do_set_ipv6_addr(struct xdp_md *ctx, const struct xdp_dp_action *a,
+do_set_ipv6_addr(XDP_PARSE_CTX *ctx, const struct xdp_dp_action *a,
                  const struct xdp_flow_key *key, struct l4_csum_diff *diff)
 {
     struct ipv6hdr *ip6 = l3_header(ctx, sizeof *ip6);
@@ -426,7 +457,7 @@ do_set_ipv6_addr(struct xdp_md *ctx, const struct xdp_dp_action *a,
 }
 
 static __always_inline int
-do_set_ipv6(struct xdp_md *ctx, const struct xdp_dp_action *a)
+do_set_ipv6(XDP_PARSE_CTX *ctx, const struct xdp_dp_action *a)
 {
     struct ipv6hdr *ip6 = l3_header(ctx, sizeof *ip6);
 

@@ -60,29 +60,7 @@
 #include "xdp-dp-classify.h"
 #include "xdp-dp-police.h"
 #include "xdp-dp-meter.h"
-
-#define ETH_P_8021Q_BE bpf_htons(0x8100)
-#define ETH_P_8021AD_BE bpf_htons(0x88a8)
-
-static __always_inline void
-count(__u32 field_offset, __u64 n)
-{
-    __u32 zero = 0;
-    struct xdp_dp_stats *stats = bpf_map_lookup_elem(&xdp_dp_stats, &zero);
-
-    if (stats) {
-        *(__u64 *) ((char *) stats + field_offset) += n;
-    }
-}
-#define COUNT(FIELD, N) count(__builtin_offsetof(struct xdp_dp_stats, FIELD), N)
-
-/* How the TCP or UDP checksum of the packet must change for the rewrites
- * made so far (see struct xdp_dp_skb_meta): one's-complement sums of
- * ~old + new over the 16-bit words that changed, not yet folded. */
-struct l4_csum_diff {
-    __u32 pseudo;               /* Pseudo-header words (IPv4 addresses). */
-    __u32 other;                /* Other words (ports). */
-};
+#include "xdp-dp-rewrite.h"
 
 /* What the program knows of a packet besides its bytes, as OVS's 'struct
  * pkt_metadata', carried from one pass through the flow table to the next
@@ -145,45 +123,6 @@ struct {
     __type(key, __u32);
     __type(value, struct pass_buf);
 } xdp_dp_pass_buf SEC(".maps");
-
-/* Upcalls a port may make per CPU in each XDP_DP_UPCALL_WINDOW_NS (see
- * struct xdp_dp_upcall_budget); 0 means no limit.  Userspace may change
- * it. */
-__u32 xdp_dp_upcall_burst = XDP_DP_UPCALL_BURST;
-
-/* Whether the budget in xdp_dp_upcall_budget at 'index' allows one more
- * upcall now, if at most 'burst' (0: any number) may go up per window. */
-static __always_inline int
-budget_allows(__u32 index, __u32 burst)
-{
-    struct xdp_dp_upcall_budget *b;
-    __u64 now;
-
-    if (!burst) {
-        return 1;
-    }
-    b = bpf_map_lookup_elem(&xdp_dp_upcall_budget, &index);
-    if (!b) {
-        return 1;
-    }
-    now = bpf_ktime_get_ns();
-    if (now - b->window_start >= XDP_DP_UPCALL_WINDOW_NS) {
-        b->window_start = now;
-        b->n_upcalls = 0;
-    }
-    if (b->n_upcalls >= burst) {
-        return 0;
-    }
-    b->n_upcalls++;
-    return 1;
-}
-
-/* Whether port 'in_port' may make one more upcall now, by its budget. */
-static __always_inline int
-upcall_allowed(__u32 in_port)
-{
-    return budget_allows(in_port, xdp_dp_upcall_burst);
-}
 
 /* Fills in the members of 'up' that carry the packet's metadata 'md'. */
 static __always_inline void
@@ -354,8 +293,6 @@ outputs_up(struct xdp_md *ctx, const struct pkt_md *md,
     }
     return XDP_DROP;
 }
-
-#include "xdp-dp-rewrite.h"
 
 /* Leaves a 'struct xdp_dp_skb_meta' naming the 'n' devices in 'ifindex'
  * and carrying 'diff' and what 'mark' asks (XDP_DP_ACTION_SET_PRIORITY
@@ -1228,7 +1165,7 @@ xdp_dp_main(struct xdp_md *ctx)
     }
     md.in_port = *port_no & XDP_DP_IN_PORT_MASK;
     md.skb_only = *port_no & XDP_DP_IN_PORT_F_GENERIC;
-    if (*port_no & XDP_DP_IN_PORT_F_POLICED && !police(ctx, md.in_port)) {
+    if (*port_no & XDP_DP_IN_PORT_F_POLICED && !police(bpf_xdp_get_buff_len(ctx), md.in_port)) {
         COUNT(n_policed, 1);
         return XDP_DROP;
     }
@@ -1258,6 +1195,7 @@ xdp_dp_main(struct xdp_md *ctx)
     return verdict;
 }
 
+#include "xdp-dp-skb.h"
 #include "xdp-dp-tc.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -548,6 +548,14 @@ struct xdp_dp_stats {
     __u64 n_tnl_push;           /* Packets encapsulated by tnl_push: by XDP
                                  * (native mode) or by the TC half. */
     __u64 n_tnl_pop;            /* Packets decapsulated by tnl_pop in XDP. */
+    __u64 n_tc_hit;             /* TC pipeline (tc-dp.bpf.c): packets whose
+                                 * flow's actions it ran, */
+    __u64 n_tc_forwarded;       /* of those, packets it sent on to their
+                                 * output ports itself, */
+    __u64 n_tc_missed;          /* packets that matched no flow: sent up, */
+    __u64 n_tc_slow_path;       /* and packets whose flow it cannot run
+                                 * (a slow-path flow, or actions it has no
+                                 * code for): sent up. */
     __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
                                          * to rank subtables. */
 };

@@ -63,8 +63,16 @@ xdp_attach_mode_to_string(enum xdp_attach_mode mode)
     case XDP_ATTACH_BEST_EFFORT: return "best-effort";
     case XDP_ATTACH_NATIVE: return "native";
     case XDP_ATTACH_GENERIC: return "generic";
+    case XDP_ATTACH_TC: return "tc";
     }
     return "unknown";
+}
+
+/* The mode that '*att' is attached in: "native", "generic" or "tc". */
+const char *
+xdp_attachment_mode(const struct xdp_attachment *att)
+{
+    return att->tc_only ? "tc" : att->native ? "native" : "generic";
 }
 
 static int
@@ -165,6 +173,17 @@ xdp_attach_port(const char *name, int ifindex, int xdp_prog_fd,
 
     *att = (struct xdp_attachment) { .ifindex = ifindex, .link_fd = -1 };
 
+    if (mode == XDP_ATTACH_TC) {
+        /* The TC pipeline alone.  A link that an earlier run pinned for
+         * the device goes: its XDP program would switch the frames
+         * first. */
+        if (pin_path && unlink(pin_path) && errno != ENOENT) {
+            VLOG_WARN("%s: cannot unpin %s (%s)", name, pin_path,
+                      ovs_strerror(errno));
+        }
+        att->tc_only = true;
+        goto tc;
+    }
     if (pin_path
         && take_over_pinned_link(name, pin_path, ifindex, xdp_prog_fd, att)) {
         goto tc;
@@ -220,23 +239,32 @@ tc:
         xdp_detach_port(name, pin_path, att);
         return error;
     }
-    VLOG_INFO("%s: %s XDP program in %s mode", name,
-              att->taken_over ? "took over the link of the" : "attached",
-              att->native ? "native" : "generic");
+    if (att->tc_only) {
+        VLOG_INFO("%s: attached the TC pipeline (tc mode, no XDP program)",
+                  name);
+    } else {
+        VLOG_INFO("%s: %s XDP program in %s mode", name,
+                  att->taken_over ? "took over the link of the" : "attached",
+                  att->native ? "native" : "generic");
+    }
     return 0;
 }
 
 /* Swaps 'xdp_prog_fd' and 'tc_prog_fd' in for the programs that '*att'
  * runs on device 'name': bpf_link_update() replaces the XDP program
  * atomically (no packet meets no program), and the TC filter is replaced in
- * place.  Returns 0 or a positive errno; on failure the port keeps its old
- * XDP program. */
+ * place.  A port in tc mode keeps its TC pipeline, which is not compiled
+ * per flow table.  Returns 0 or a positive errno; on failure the port
+ * keeps its old XDP program. */
 int
 xdp_attach_swap(const char *name, struct xdp_attachment *att,
                 int xdp_prog_fd, int tc_prog_fd)
 {
     int error;
 
+    if (att->tc_only) {
+        return 0;
+    }
     if (bpf_link_update(att->link_fd, xdp_prog_fd, NULL)) {
         error = errno;
         /* ENOLINK: the device went away and took the link's attachment

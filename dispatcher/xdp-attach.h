@@ -32,6 +32,8 @@ enum xdp_attach_mode {
                                  * generic. */
     XDP_ATTACH_NATIVE,          /* Native (driver) mode only. */
     XDP_ATTACH_GENERIC,         /* Generic (skb) mode only. */
+    XDP_ATTACH_TC,              /* No XDP program: the TC pipeline
+                                 * (datapath/tc-dp.bpf.c) at TC ingress. */
 };
 
 /* One port's attachment. */
@@ -39,6 +41,8 @@ struct xdp_attachment {
     int ifindex;                /* Device. */
     int link_fd;                /* BPF link of the XDP program, or -1. */
     bool native;                /* Attached in native (driver) mode? */
+    bool tc_only;               /* XDP_ATTACH_TC: no XDP program, the TC
+                                 * pipeline in its place. */
     int native_error;           /* Best-effort: why native mode was refused
                                  * (positive errno), or 0. */
     bool taken_over;            /* Link pinned by an earlier run, reused? */
@@ -49,6 +53,7 @@ struct xdp_attachment {
 };
 
 const char *xdp_attach_mode_to_string(enum xdp_attach_mode);
+const char *xdp_attachment_mode(const struct xdp_attachment *);
 int xdp_attach_port(const char *name, int ifindex, int xdp_prog_fd,
                     int tc_prog_fd, enum xdp_attach_mode,
                     const char *pin_path, struct xdp_attachment *);

@@ -223,7 +223,7 @@ xdp_dispatcher_format_attachment(struct ds *s,
 
     memset(&info, 0, sizeof info);
     ds_put_format(s, "ifindex %d, %s", att->ifindex,
-                  att->native ? "native" : "generic");
+                  xdp_attachment_mode(att));
     if (att->native_error) {
         /* A veth refuses native XDP while its peer's MTU is larger than
          * one page holds (ERANGE), a driver without XDP with EOPNOTSUPP. */

@@ -150,6 +150,8 @@ choose_tx_mode(const struct dp_xdp_port *port, struct ds *why)
 
     if (!port->attached) {
         ds_put_cstr(why, "not attached");
+    } else if (port->att.tc_only) {
+        ds_put_cstr(why, "no XDP program (tc mode), so no XDP transmit");
     } else if (!port->att.native) {
         ds_put_cstr(why, "generic XDP, which has no XDP transmit");
     } else if (!netdev_get_status(port->netdev, &status)
@@ -243,10 +245,14 @@ port_attached_as(const struct dp_xdp_port *port, enum xdp_attach_mode mode)
     case XDP_ATTACH_NATIVE:
         return port->att.native;
     case XDP_ATTACH_GENERIC:
-        return !port->att.native;
+        return !port->att.native && !port->att.tc_only;
     case XDP_ATTACH_BEST_EFFORT:
         /* Native, or generic after native failed when it was tried. */
-        return port->att.native || port->att_mode == XDP_ATTACH_BEST_EFFORT;
+        return (port->att.native
+                || (!port->att.tc_only
+                    && port->att_mode == XDP_ATTACH_BEST_EFFORT));
+    case XDP_ATTACH_TC:
+        return port->att.tc_only;
     case XDP_ATTACH_AUTO:
     default:
         return false;
@@ -327,8 +333,16 @@ attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
     char *pin = (dp->pinned
                  ? xdp_pin_link_path(dp->name, port->xdp_ifindex) : NULL);
     dp_xdp_claim_stale_link(dp, port->xdp_ifindex);
-    error = xdp_attach_port(dev, port->xdp_ifindex, dp->xdp_prog_fd,
-                            dp->tc_prog_fd, port->att_mode, pin, &port->att);
+    if (port->att_mode == XDP_ATTACH_TC && dp->tc_pipeline_fd < 0) {
+        VLOG_WARN("%s: port %s: the TC pipeline did not load: no tc mode",
+                  dp->name, dev);
+        error = EOPNOTSUPP;
+    } else {
+        error = xdp_attach_port(dev, port->xdp_ifindex, dp->xdp_prog_fd,
+                                (port->att_mode == XDP_ATTACH_TC
+                                 ? dp->tc_pipeline_fd : dp->tc_prog_fd),
+                                port->att_mode, pin, &port->att);
+    }
     free(pin);
     if (error) {
         bpf_map_delete_elem(in_fd, &xdp_ifindex);
@@ -643,9 +657,9 @@ dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
 
     if (port->attached) {
         VLOG_INFO("%s: added port %s as port %"PRIu32" (ifindex %d, %s "
-                  "XDP, transmit by %s)", dp->name, name,
+                  "mode, transmit by %s)", dp->name, name,
                   odp_to_u32(port_no), port->ifindex,
-                  port->att.native ? "native" : "generic",
+                  xdp_attachment_mode(&port->att),
                   dp_xdp_tx_mode_to_string(port->tx_mode));
     } else if (netdev_get_tunnel_config(port->netdev)) {
         VLOG_INFO("%s: added tunnel port %s as port %"PRIu32, dp->name,
@@ -693,6 +707,8 @@ parse_xdp_mode(const char *s, enum xdp_attach_mode *mode)
         *mode = XDP_ATTACH_NATIVE;
     } else if (!strcmp(s, "generic")) {
         *mode = XDP_ATTACH_GENERIC;
+    } else if (!strcmp(s, "tc")) {
+        *mode = XDP_ATTACH_TC;
     } else {
         return false;
     }
@@ -827,7 +843,7 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
 
     if (!parse_xdp_mode(value, &mode)) {
         cfg_error = xasprintf("other_config:xdp-mode=%s is not one of auto, "
-                              "native, generic, best-effort; ignored", value);
+                              "native, generic, best-effort, tc; ignored", value);
     } else if (!parse_xdp_tx(tx_value, &tx_request)) {
         cfg_error = xasprintf("other_config:xdp-tx=%s is not one of auto, "
                               "redirect, skb; ignored", tx_value);
@@ -910,7 +926,7 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
     } else {
         VLOG_INFO("%s: port %s: now attached in %s mode", dp->name,
                   netdev_get_name(port->netdev),
-                  port->att.native ? "native" : "generic");
+                  xdp_attachment_mode(&port->att));
     }
 out:
     ovs_mutex_unlock(&dp->port_mutex);

@@ -45,6 +45,7 @@ struct flow;
 struct match;
 struct minimatch;
 struct smap;
+struct tc_dp;
 struct xdp_dp;
 struct perf_buffer;
 struct dp_xdp_compiler;
@@ -207,6 +208,10 @@ struct dp_xdp {
                                  * 'port_mutex'). */
     int xdp_prog_fd;            /* The XDP program. */
     int tc_prog_fd;             /* Its TC ingress companion. */
+    struct tc_dp *tc_skel;      /* The TC pipeline (datapath/tc-dp.bpf.c),
+                                 * sharing 'skel''s maps, or NULL if it did
+                                 * not load... */
+    int tc_pipeline_fd;         /* ...and its program, or -1. */
     struct xdp_flow_stats_map stats_map;    /* mmapped flow statistics. */
     bool pinned;                /* Maps pinned in bpffs (maps/pin.c)? */
     bool reused;                /* Pinned maps of an earlier run reused? */

@@ -138,7 +138,13 @@ format_stats(struct dp_xdp *dp, void *s_)
     put_counter(s, "xdp-tnl-push", x.n_tnl_push);
     put_counter(s, "xdp-tnl-pop", x.n_tnl_pop);
 
-    /* Moved only by the TC half. */
+    /* Moved only by the TC programs: the XDP program's TC half and the
+     * TC pipeline of ports in tc mode (the TC pipeline alone moves the
+     * tc-hit, tc-forwarded, tc-missed and tc-slow-path counters). */
+    put_counter(s, "tc-hit", x.n_tc_hit);
+    put_counter(s, "tc-forwarded", x.n_tc_forwarded);
+    put_counter(s, "tc-missed", x.n_tc_missed);
+    put_counter(s, "tc-slow-path", x.n_tc_slow_path);
     put_counter(s, "tc-redirected", x.n_tc_redirected);
     put_counter(s, "tc-error", x.n_tc_error);
     put_counter(s, "tc-tnl-no-csum", x.n_tc_tnl_no_csum);

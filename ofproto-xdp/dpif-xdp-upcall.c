@@ -77,6 +77,7 @@
 #include "coverage.h"
 #include "csum.h"
 #include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
+#include "datapath/tc-dp.skel.h"
 #include "datapath/xdp-dp.skel.h"
 #include "dp-packet.h"
 #include "dpif-xdp-private.h"
@@ -364,6 +365,9 @@ dp_xdp_upcall_set_config(struct dp_xdp *dp, const struct smap *cfg)
         VLOG_INFO("%s: upcall budget %u per port per CPU per 10 ms%s",
                   dp->name, burst, burst ? "" : " (no limit)");
         dp->skel->data->xdp_dp_upcall_burst = burst;
+    }
+    if (dp->tc_skel) {
+        dp->tc_skel->data->xdp_dp_upcall_burst = burst;
     }
     return 0;
 }

@@ -42,6 +42,7 @@
 #include <bpf/libbpf.h>
 
 #include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
+#include "datapath/tc-dp.skel.h"
 #include "datapath/xdp-dp.skel.h"
 #include "dpif-provider.h"
 #include "flow.h"
@@ -347,6 +348,54 @@ dp_xdp_load(struct dp_xdp *dp)
     return error;
 }
 
+/* Loads the TC pipeline (datapath/tc-dp.bpf.c) for 'dp', sharing every map
+ * of 'dp->skel' but the pipeline's own scratch space and globals, which
+ * it gets the values of.  Without it, ports cannot be in tc mode: a
+ * warning says why, and the datapath goes on. */
+static void
+dp_xdp_load_tc_pipeline(struct dp_xdp *dp)
+{
+    struct tc_dp *skel = tc_dp__open();
+    struct bpf_map *map;
+    int error;
+
+    dp->tc_skel = NULL;
+    dp->tc_pipeline_fd = -1;
+    if (!skel) {
+        error = errno;
+        goto error;
+    }
+    bpf_object__for_each_map (map, skel->obj) {
+        const char *name = bpf_map__name(map);
+        struct bpf_map *old;
+
+        old = bpf_object__find_map_by_name(dp->skel->obj, name);
+        if (!old) {
+            /* Its globals (.data, .rodata, .bss) and tc_dp_buf. */
+            continue;
+        }
+        if (bpf_map__reuse_fd(map, bpf_map__fd(old))) {
+            error = errno;
+            goto error;
+        }
+    }
+    skel->data->xdp_parse_vlan_limit = flow_vlan_limit;
+    skel->data->xdp_dp_upcall_burst = dp->skel->data->xdp_dp_upcall_burst;
+    error = tc_dp__load(skel);
+    if (error) {
+        error = -error;
+        goto error;
+    }
+    dp->tc_skel = skel;
+    dp->tc_pipeline_fd = bpf_program__fd(skel->progs.tc_dp_main);
+    return;
+
+error:
+    VLOG_WARN("%s: cannot load the TC pipeline (%s): no port can be in tc "
+              "mode", dp->name, ovs_strerror(error));
+    tc_dp__destroy(skel);
+}
+
 /* Keeps the program's VLAN limit equal to ovs-vswitchd's, removes ports
  * whose devices went away, and removes the links that an earlier
  * ovs-vswitchd pinned for ports that nobody has added back since the
@@ -360,9 +409,13 @@ dpif_xdp_run(struct dpif *dpif)
     struct dp_xdp *dp = get_dp_xdp(dpif);
     uint64_t tnl_seq;
 
-    /* The program pulls as many VLAN tags as flow_extract() does. */
+    /* The programs pull as many VLAN tags as flow_extract() does. */
     if (dp->skel->data->xdp_parse_vlan_limit != flow_vlan_limit) {
         dp->skel->data->xdp_parse_vlan_limit = flow_vlan_limit;
+    }
+    if (dp->tc_skel
+        && dp->tc_skel->data->xdp_parse_vlan_limit != flow_vlan_limit) {
+        dp->tc_skel->data->xdp_parse_vlan_limit = flow_vlan_limit;
     }
 
     ovs_mutex_lock(&dp->port_mutex);
@@ -586,6 +639,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     dp->name = xstrdup(name);
     dp->upcall_map_fd = -1;
     dp->sample_map_fd = -1;
+    dp->tc_pipeline_fd = -1;
     ovs_mutex_init(&dp->port_mutex);
     hmap_init(&dp->ports);
     /* As for flows (dp_xdp_flow_init()), tests may lower the limit. */
@@ -602,6 +656,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     dp->xdp_prog_fd = bpf_program__fd(dp->skel->progs.xdp_dp_main);
     dp->skel->data->xdp_parse_vlan_limit = flow_vlan_limit;
     dp->tc_prog_fd = bpf_program__fd(dp->skel->progs.xdp_dp_tc);
+    dp_xdp_load_tc_pipeline(dp);
 
     error = xdp_flow_stats_map_open(
         &dp->stats_map, bpf_map__fd(dp->skel->maps.xdp_dp_flow_stats),
@@ -648,6 +703,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
 error:
     dp_xdp_ctcache_destroy(dp->ctcache);
     xdp_flow_stats_map_close(&dp->stats_map);
+    tc_dp__destroy(dp->tc_skel);
     xdp_dp__destroy(dp->skel);
     dp_xdp_flow_destroy(dp);
     dp_xdp_ct_destroy(dp);
@@ -682,6 +738,7 @@ dp_xdp_free(struct dp_xdp *dp)
     if (dp->live_skel != dp->skel) {
         xdp_dp__destroy(dp->live_skel);
     }
+    tc_dp__destroy(dp->tc_skel);
     xdp_dp__destroy(dp->skel);
     if (dp->pinned) {
         /* dpif_delete(): nothing of this datapath is to survive. */
@@ -765,8 +822,9 @@ dpif_xdp_get_stats(const struct dpif *dpif, struct dpif_dp_stats *stats)
     dp_xdp_read_stats(dp, &sum);
     /* OVS's "hit" is a packet that matched a flow in the datapath, a
      * slow-path flow too. */
-    stats->n_hit = sum.n_hit + sum.n_slow_path;
-    stats->n_missed = sum.n_missed;
+    stats->n_hit = (sum.n_hit + sum.n_slow_path
+                    + sum.n_tc_hit + sum.n_tc_slow_path);
+    stats->n_missed = sum.n_missed + sum.n_tc_missed;
     stats->n_lost = sum.n_lost + dp_xdp_upcall_lost(dp);
     stats->n_mask_hit = sum.n_mask_hit;
     dp_xdp_flow_get_counts(dp, &stats->n_flows, &stats->n_masks);
