@@ -56,11 +56,11 @@
 #include "xdp-dp-rewrite.h"
 #include "xdp-dp-skb.h"
 
-/* Headers that the parser must find in the skb's linear part: an Ethernet
- * header with two tags and LLC/SNAP, an IPv6 header with a few extension
- * headers and a TCP header with options.  A frame whose headers go on
- * past its linear part after bpf_skb_pull_data() of this much is parsed
- * as incomplete, and goes up (see XDP_PARSE_SKB). */
+/* How much of a frame whose headers go on past the skb's linear part is
+ * pulled into it: an Ethernet header with two tags and LLC/SNAP, an IPv6
+ * header with a few extension headers and a TCP header with options.  A
+ * frame whose headers go on further is parsed as incomplete, and goes up
+ * (see XDP_PARSE_SKB). */
 #define TC_DP_PULL_LEN 256
 
 /* The actions this program runs (see above). */
@@ -272,17 +272,21 @@ tc_dp_main(struct __sk_buff *skb)
         return TC_ACT_SHOT;
     }
 
-    /* The headers into the linear part, where the parser and the rewrites
-     * read them.  A GSO segment of a local sender has them there already,
-     * and is not touched. */
-    __u32 want = skb->len < TC_DP_PULL_LEN ? skb->len : TC_DP_PULL_LEN;
-    if ((void *) (long) skb->data + want > (void *) (long) skb->data_end) {
-        bpf_skb_pull_data(skb, want);
-    }
-
+    /* The parser and the rewrites read the headers in the linear part,
+     * where a GSO segment of a local sender has them, and nothing more:
+     * pulling payload in would cost a copy per segment.  Only if a header
+     * lies past it does the skb get more, and the parser a second try. */
     struct xdp_flow_key *key = &buf->key;
     struct xdp_parse_info *info = &buf->info;
     xdp_parse_frame(skb, key, info);
+    if (info->flags & XDP_PARSE_F_INCOMPLETE) {
+        __u32 want = skb->len < TC_DP_PULL_LEN ? skb->len : TC_DP_PULL_LEN;
+
+        if ((void *) (long) skb->data + want > (void *) (long) skb->data_end
+            && !bpf_skb_pull_data(skb, want)) {
+            xdp_parse_frame(skb, key, info);
+        }
+    }
     key->in_port = in_port;
     if (info->flags & XDP_PARSE_F_INCOMPLETE) {
         dp_stats->n_tc_missed++;

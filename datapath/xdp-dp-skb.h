@@ -204,8 +204,12 @@ static __always_inline int
 tc_fix_l4_csum(struct __sk_buff *skb, __u32 pseudo, __u32 other)
 {
     int udp = 0;
-    int off = tc_l4_csum_offset(skb, &udp);
+    int off;
 
+    if (!pseudo && !other) {
+        return 0;
+    }
+    off = tc_l4_csum_offset(skb, &udp);
     if (off >= 0) {
         __u64 mm0 = udp ? BPF_F_MARK_MANGLED_0 : 0;
 

@@ -119,6 +119,8 @@ static const struct tcp_switch tcp_switches[] = {
     { "ovs-xdp-drv", "the same with xdp-mode=best-effort (native where "
       "the kernel allows it; takes TSO from the namespaces)",
       TCP_OVS_XDP, NULL, "best-effort" },
+    { "ovs-xdp-tc", "the same with xdp-mode=tc (no XDP program: the TC "
+      "pipeline, datapath/tc-dp.bpf.c)", TCP_OVS_XDP, NULL, "tc" },
     { "ovs-system", "Debian ovs-vswitchd, datapath_type=netdev, system "
       "ports, actions=normal, userspace-tso-enable=true", TCP_OVS_STOCK,
       NULL, NULL },
@@ -137,7 +139,7 @@ static const struct tcp_switch tcp_switches[] = {
 #define TCP_N_SWITCHES ARRAY_SIZE(tcp_switches)
 #define TCP_FLOOR_IDX 0
 #define TCP_BRIDGE_IDX 1
-#define TCP_LINUX_VXLAN_IDX 6   /* "/bridge" of the VXLAN rows. */
+#define TCP_LINUX_VXLAN_IDX 7   /* "/bridge" of the VXLAN rows. */
 
 #define TCP_MAX_CASES 8         /* MTUs and stream counts, each. */
 #define TCP_MAX_RUNS 100
@@ -202,8 +204,8 @@ Options:\n\
   --mtus=LIST            comma-separated MTUs (default 1500,9000)\n\
   --streams=LIST         comma-separated parallel streams (default 1,4)\n\
   --switches=LIST        comma-separated, from: floor, linux-bridge,\n\
-                         ovs-xdp, ovs-xdp-drv, ovs-system, ovs-afxdp,\n\
-                         linux-vxlan, ovs-xdp-vxlan, tc-parse\n\
+                         ovs-xdp, ovs-xdp-drv, ovs-xdp-tc, ovs-system,\n\
+                         ovs-afxdp, linux-vxlan, ovs-xdp-vxlan, tc-parse\n\
                          (default: all)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
                          or from $PATH)\n\
