@@ -12,6 +12,7 @@ datapath_bpf_headers = \
 	datapath/xdp-dp-ct.h \
 	datapath/xdp-dp-maps.h \
 	datapath/xdp-dp-parse.h \
+	datapath/xdp-dp-pass.h \
 	datapath/xdp-dp-police.h \
 	datapath/xdp-dp-meter.h \
 	datapath/xdp-dp-rewrite.h \

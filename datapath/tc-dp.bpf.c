@@ -24,13 +24,20 @@
  * ports, statistics, counters and upcall rings are one.  Its globals are
  * its own, and ovs-vswitchd sets them in both.
  *
- * It runs the actions of the flows that switching between containers
- * needs: outputs (several, through clones), VLAN push and pop, Ethernet,
- * IPv4, IPv6 and L4 port rewrites, skb priority and truncation.  A flow
- * with any other action (recirculation, ct(), tunnels, meters, sampling,
- * check_pkt_len()) is run by ovs-vswitchd, as a slow-path hit (counted in
- * 'n_tc_slow_path'): xdp-mode=auto does not choose this mode, an operator
- * does (other_config:xdp-mode=tc), until it runs them too. */
+ * It runs every action the XDP program runs, with the skb's own means
+ * where XDP's would lose its GSO state: outputs (several, through
+ * clones), VLAN push and pop (the kernel's skb_vlan_push() and
+ * skb_vlan_pop()), the rewrites (direct writes, the L4 checksum fixed at
+ * the output by bpf_l4_csum_replace(), partial or full), recirculation
+ * and the datapath hash, ct() through the connection cache, tnl_push
+ * (the TC half's push, with the GSO tunnel types) and tnl_pop
+ * (bpf_skb_adjust_room()), meters, sampling and check_pkt_len().  Every
+ * pass is a call of one global function (see tc_dp_pass__()).
+ *
+ * Its packets count in the same datapath counters as the XDP program's
+ * (xdp-hit, xdp-forwarded, ...: moved only by the two programs, never by
+ * ovs-vswitchd), and also in tc-hit, tc-forwarded, tc-missed and
+ * tc-slow-path, which only this program moves. */
 
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -53,7 +60,11 @@
 #include "xdp-dp-parse.h"
 #include "xdp-dp-classify.h"
 #include "xdp-dp-police.h"
+#include "xdp-dp-meter.h"
 #include "xdp-dp-rewrite.h"
+#include "xdp-dp-pass.h"
+#include "xdp-dp-ct.h"
+#include "xdp-dp-tnl.h"
 #include "xdp-dp-skb.h"
 
 /* How much of a frame whose headers go on past the skb's linear part is
@@ -63,24 +74,15 @@
  * (see XDP_PARSE_SKB). */
 #define TC_DP_PULL_LEN 256
 
-/* The actions this program runs (see above). */
-#define TC_DP_ACTIONS ((1u << XDP_DP_ACTION_OUTPUT)             \
-                       | (1u << XDP_DP_ACTION_PUSH_VLAN)        \
-                       | (1u << XDP_DP_ACTION_POP_VLAN)         \
-                       | (1u << XDP_DP_ACTION_SET_ETH)          \
-                       | (1u << XDP_DP_ACTION_SET_IPV4)         \
-                       | (1u << XDP_DP_ACTION_SET_L4_PORTS)     \
-                       | (1u << XDP_DP_ACTION_SET_IPV6_ADDR)    \
-                       | (1u << XDP_DP_ACTION_SET_IPV6)         \
-                       | (1u << XDP_DP_ACTION_SET_PRIORITY)     \
-                       | (1u << XDP_DP_ACTION_TRUNC)            \
-                       | XDP_DP_ACTION_F_OUTPUTS)
+/* What the passes return for a packet that recirculates: no TC verdict. */
+#define TC_DP_RECIRCULATE (-100)
 
-/* What the program works on, per CPU: the key and the upcall header do not
- * fit its 512 bytes of stack next to the parser's frames. */
+/* What a pass works on, per CPU, for all the passes of a packet (see
+ * struct pass_buf in xdp-dp.bpf.c, and why one per CPU is enough). */
 struct tc_dp_buf {
     struct xdp_flow_key key;
     struct xdp_parse_info info;
+    struct xdp_dp_ct_key ck;
     struct xdp_dp_upcall up;
 };
 
@@ -91,60 +93,125 @@ struct {
     __type(value, struct tc_dp_buf);
 } tc_dp_buf SEC(".maps");
 
-/* Hands the skb, which arrived on port 'in_port', to ovs-vswitchd as an
- * upcall of 'type' about flow slot 'slot', if the port's upcall budget
- * allows.  Returns the TC verdict. */
+/* Hands the skb, with the packet's metadata 'md', to ovs-vswitchd as an
+ * upcall of 'type' with 'arg' (a flow slot, or a port for OUTPUT), if the
+ * port's upcall budget allows, after making the checksum changes that the
+ * rewrites of earlier passes left to the output.  Returns the TC
+ * verdict. */
 static __always_inline int
 tc_dp_upcall(struct __sk_buff *skb, struct tc_dp_buf *buf, __u32 type,
-             __u32 in_port, __u32 slot)
+             const struct pkt_md *md, __u32 arg)
 {
     struct xdp_dp_upcall *up = &buf->up;
 
-    if (!upcall_allowed(in_port)) {
+    if (!upcall_allowed(md->in_port)) {
         COUNT(n_upcall_limited, 1);
         COUNT(n_lost, 1);
         return TC_ACT_SHOT;
     }
-    __builtin_memset(up, 0, sizeof *up);
+    if (tc_fix_l4_csum(skb, csum_fold16(md->diff.pseudo),
+                       csum_fold16(md->diff.other))) {
+        COUNT(n_tc_error, 1);
+        return TC_ACT_SHOT;
+    }
+    upcall_fill_md(up, md);
     up->type = type;
-    up->in_port = in_port;
-    up->slot = slot;
+    up->slot = arg;
     return tc_upcall(skb, up);
 }
 
-/* Whether the TC pipeline must hand a packet that hit 'flow', with key
- * 'key' and headers 'info', to ovs-vswitchd: as needs_slow_path() in
- * xdp-dp.bpf.c, and for the actions it has no code for. */
-static __always_inline int
-tc_dp_needs_slow_path(struct __sk_buff *skb, const struct xdp_flow *flow,
-                      const struct xdp_flow_key *key,
-                      const struct xdp_parse_info *info)
+/* XDP_DP_ACTION_SAMPLE 'a' of the flow in 'slot', as xdp_dp_sample__()
+ * does it in XDP: the first XDP_DP_SAMPLE_MAX_COPY bytes of the skb go up
+ * as an XDP_DP_UPCALL_SAMPLE, drawn with the action's probability, within
+ * the port's sampling budget.  The outer VLAN tag travels in the header
+ * (ovs-vswitchd puts it back).  Returns 0.  A global function. */
+__attribute__((noinline)) int
+tc_dp_sample__(struct __sk_buff *skb, const struct pkt_md *md,
+               struct tc_dp_buf *buf, const struct xdp_dp_action *a,
+               __u32 slot)
 {
-    __u32 bits = flow->action_bits;
+    struct xdp_dp_upcall *up;
+    __u64 copy;
 
-    if (flow->flags & XDP_FLOW_F_SLOW_PATH || bits & ~TC_DP_ACTIONS) {
-        return 1;
+    if (!skb || !md || !buf || !a) {
+        return 0;
     }
-    /* An IP rewrite in a packet whose IP header the parser did not
-     * accept, or an IPv6 L4 rewrite past extension headers: see
-     * needs_slow_path(). */
-    if (bits & ((1u << XDP_DP_ACTION_SET_IPV4)
-                | (1u << XDP_DP_ACTION_SET_IPV6_ADDR)
-                | (1u << XDP_DP_ACTION_SET_IPV6))
-        && info->l4_ofs == XDP_PARSE_OFS_NONE) {
-        return 1;
+    copy = skb->len < XDP_DP_SAMPLE_MAX_COPY ? skb->len
+                                             : XDP_DP_SAMPLE_MAX_COPY;
+    if (a->sample.probability != 0xffffffff
+        && bpf_get_prandom_u32() >= a->sample.probability) {
+        return 0;
     }
-    return (bits & ((1u << XDP_DP_ACTION_SET_IPV6_ADDR)
-                    | (1u << XDP_DP_ACTION_SET_L4_PORTS))
-            && key->eth_type == bpf_htons(ETH_P_IPV6)
-            && !(key->nw_frag & XDP_NW_FRAG_LATER)
-            && l4_has_pseudo_hdr(key) && ipv6_l4_offset(skb, key) < 0);
+    if (!budget_allows(XDP_DP_MAX_PORTS + md->in_port, XDP_DP_SAMPLE_BURST)) {
+        COUNT(n_sample_limited, 1);
+        return 0;
+    }
+    up = &buf->up;
+    upcall_fill_md(up, md);
+    up->type = XDP_DP_UPCALL_SAMPLE;
+    up->slot = slot;
+    up->pkt_len = copy;
+    up->sample = a->sample.index;
+    up->orig_len = XDP_DP_FRAME_LEN(skb);
+    if (skb->vlan_present) {
+        up->vlan_tpid = skb->vlan_proto;
+        up->vlan_tci = bpf_htons(skb->vlan_tci);
+    }
+    if (bpf_perf_event_output(skb, &xdp_dp_samples,
+                              BPF_F_CURRENT_CPU | (copy << 32),
+                              up, sizeof *up)) {
+        COUNT(n_sample_limited, 1);
+        return 0;
+    }
+    COUNT(n_sampled, 1);
+    return 0;
+}
+
+/* xdp_dp_check_len__() on an skb: whether the packet is longer than
+ * 'limit' bytes for OVS's check_pkt_len(), once the actions before it
+ * have added 'grow' bytes, counting no L2 padding past 'ip_end' (see
+ * ip_end()).  The skb may be a GSO segment: one longer than the limit is
+ * judged by its device's MTU, as in generic XDP.  A global function. */
+__attribute__((noinline)) int
+tc_dp_check_len__(struct __sk_buff *skb, __u32 limit, __s32 grow,
+                  __u32 ip_end)
+{
+    __s64 len;
+    __u32 mtu = 0;
+
+    if (!skb) {
+        return 0;
+    }
+    /* 'ip_end' counts from the start of the frame in the skb, which does
+     * not hold the outer VLAN tag: the tag comes on top. */
+    len = skb->len;
+    if (ip_end & XDP_DP_IP_END_IPV6) {
+        __u32 l3 = ip_end & 0xff;
+        __u8 plen[2];
+
+        ip_end = 0;
+        if (!bpf_skb_load_bytes(skb, l3 + 4, plen, 2)) {
+            __u32 end = l3 + 40 + ((plen[0] << 8) | plen[1]);
+
+            ip_end = end <= len ? end : 0;
+        }
+    }
+    if (ip_end && ip_end < len) {
+        len = ip_end;
+    }
+    len += skb->vlan_present ? 4 : 0;
+    if (len + grow <= limit) {
+        return 0;
+    }
+    bpf_check_mtu(skb, 0, &mtu, 0, 0);
+    return !mtu || (__s64) mtu + ETH_HLEN + grow > limit;
 }
 
 /* Sends the skb to the ports of outputs 'first' to 'n - 1' of 'flow' (the
  * outputs end a flow's actions, see xdp-actions.c), after fixing its L4
- * checksum by 'diff' and with what the action before them asks (a
- * priority or a length to cut to).  Returns the TC verdict. */
+ * checksum by 'diff' and putting its outer VLAN tag back into the frame,
+ * with what the action before them asks (a priority or a length to cut
+ * to).  Returns the TC verdict. */
 static __always_inline int
 tc_dp_outputs(struct __sk_buff *skb, const struct xdp_flow *flow,
               __u32 first, __u32 n, const struct l4_csum_diff *diff)
@@ -184,20 +251,94 @@ tc_dp_outputs(struct __sk_buff *skb, const struct xdp_flow *flow,
         COUNT(n_tc_error, 1);
         return TC_ACT_SHOT;
     }
-    COUNT(n_tc_forwarded, 1);
     return tc_send(skb, ifindex, k, trunc_len);
 }
 
-/* Runs 'flow''s actions on the skb, whose key is 'key'.  Returns the TC
- * verdict. */
+/* XDP_DP_ACTION_TNL_PUSH at 'flow->actions[i]' and the output that ends
+ * the flow's actions after it (see do_tnl_push() in xdp-dp.bpf.c), on the
+ * skb whose key is 'key', with the checksum changes 'diff'.  The TC half
+ * pushes the header (tc_tnl_push(), which keeps a GSO segment one); the
+ * outer VLAN tag, if the skb holds one, goes into the inner frame first.
+ * Returns the TC verdict, or -1 if the actions are malformed. */
+static __always_inline int
+tc_dp_tnl_push(struct __sk_buff *skb, const struct xdp_flow *flow, __u32 i,
+               __u32 n, const struct xdp_flow_key *key,
+               const struct l4_csum_diff *diff)
+{
+    const struct xdp_dp_action *out = &flow->actions[(n - 1) & 7];
+    const struct xdp_dp_action *a;
+    struct xdp_dp_tnl_hdr *h;
+    __u32 zero = 0, range, port;
+
+    if (out->type != XDP_DP_ACTION_OUTPUT || i > 3) {
+        return -1;
+    }
+    h = bpf_map_lookup_elem(&xdp_dp_tnl_hdrs, &zero);
+    if (!h) {
+        return -1;
+    }
+    a = &flow->actions[i & 3];
+    range = a->tnl_push.port_max - a->tnl_push.port_min;
+    port = ((__u64) hash_5tuple(key, 0) * range >> 32) + a->tnl_push.port_min;
+    if (!tnl_assemble(flow, i, h, bpf_htons(port))) {
+        return -1;
+    }
+    if (tc_fix_l4_csum(skb, csum_fold16(diff->pseudo),
+                       csum_fold16(diff->other))
+        || tc_vlan_inband(skb) || tc_tnl_push(skb)) {
+        COUNT(n_tc_error, 1);
+        return TC_ACT_SHOT;
+    }
+    COUNT(n_tnl_push, 1);
+
+    __u32 port_no = out->output.port;
+    struct xdp_dp_port *p = bpf_map_lookup_elem(&xdp_dp_ports, &port_no);
+    __u32 ifindex = p && p->tx_mode != XDP_DP_TX_NONE ? p->ifindex : 0;
+
+    if (!ifindex) {
+        COUNT(n_tx_error, 1);   /* No port to send to (any more). */
+        return TC_ACT_SHOT;
+    }
+    return tc_send(skb, &ifindex, 1, 0);
+}
+
+/* Runs 'flow''s actions on the skb, whose metadata is 'md' and key
+ * 'buf->key', as execute() in xdp-dp.bpf.c runs them on a frame: a ct()
+ * among them gives the packet 'ct', whose NAT, if any, is the connection
+ * cache entry 'cte''s, applied first.  Returns the TC verdict, or
+ * TC_DP_RECIRCULATE with 'md' set up for the next pass. */
 static __always_inline int
 tc_dp_execute(struct __sk_buff *skb, const struct xdp_flow *flow,
-              const struct xdp_flow_key *key)
+              struct pkt_md *md, struct tc_dp_buf *buf,
+              const struct xdp_dp_ct_entry *cte, __u32 ct)
 {
-    struct l4_csum_diff diff = {};
+    const struct xdp_flow_key *key = &buf->key;
+    struct l4_csum_diff diff = md->diff;
     __u32 n = flow->n_actions;
+    __u32 first = 0;
 
-    for (__u32 i = 0; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
+    if (flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN)
+        && flow->actions[0].check_len.flags & XDP_DP_CPL_F_GT_DROP
+        && tc_dp_check_len__(skb, flow->actions[0].check_len.len,
+                             flow->actions[0].check_len.grow,
+                             ip_end(key, &buf->info))) {
+        COUNT(n_dropped, 1);
+        return TC_ACT_SHOT;
+    }
+    if (cte && ct & XDP_DP_PKT_CT_F_NAT) {
+        if (flow->actions[0].type == XDP_DP_ACTION_SAMPLE) {
+            tc_dp_sample__(skb, md, buf, &flow->actions[0], flow->slot);
+            first = 1;
+        }
+        if (do_set_ipv4(skb, &cte->nat_ip, key, &diff)
+            || (cte->nat_l4.type
+                && do_set_l4_ports(skb, &cte->nat_l4, key, &diff))) {
+            COUNT(n_tx_error, 1);
+            return TC_ACT_SHOT;
+        }
+    }
+
+    for (__u32 i = first; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
         const struct xdp_dp_action *a = &flow->actions[i];
         int error = 0;
 
@@ -225,12 +366,50 @@ tc_dp_execute(struct __sk_buff *skb, const struct xdp_flow *flow,
         case XDP_DP_ACTION_SET_IPV6:
             error = do_set_ipv6(skb, a);
             break;
+        case XDP_DP_ACTION_HASH:
+        case XDP_DP_ACTION_RECIRC:
+            if (!do_recirc(flow, i, md, &diff, ct)) {
+                return TC_DP_RECIRCULATE;
+            }
+            error = -1;
+            break;
+        case XDP_DP_ACTION_CT:
+            /* Its NAT is done, above. */
+            error = cte ? 0 : -1;
+            break;
+        case XDP_DP_ACTION_TNL_PUSH: {
+            int verdict = tc_dp_tnl_push(skb, flow, i, n, key, &diff);
+
+            if (verdict >= 0) {
+                return verdict;
+            }
+            error = -1;
+            break;
+        }
+        case XDP_DP_ACTION_DATA:
         case XDP_DP_ACTION_SET_PRIORITY:
         case XDP_DP_ACTION_TRUNC:
-            /* For the outputs after it (tc_dp_outputs()). */
+        case XDP_DP_ACTION_CHECK_PKT_LEN:
+            /* As in execute(). */
+            break;
+        case XDP_DP_ACTION_METER:
+            if (!xdp_dp_meter__(a->meter.id, XDP_DP_FRAME_LEN(skb))) {
+                COUNT(n_metered, 1);
+                return TC_ACT_SHOT;
+            }
+            break;
+        case XDP_DP_ACTION_SAMPLE:
+            tc_dp_sample__(skb, md, buf, a, flow->slot);
+            break;
+        case XDP_DP_ACTION_TNL_POP:
+            /* tc_dp_pass() checked it with xdp_dp_tnl_pop_ok__(). */
+            if (!do_tnl_pop(skb, md, key, a->tnl_pop.port)) {
+                COUNT(n_tnl_pop, 1);
+                return TC_DP_RECIRCULATE;
+            }
+            error = -1;
             break;
         default:
-            /* tc_dp_needs_slow_path() let no other through. */
             error = -1;
             break;
         }
@@ -243,32 +422,58 @@ tc_dp_execute(struct __sk_buff *skb, const struct xdp_flow *flow,
     return TC_ACT_SHOT;
 }
 
-SEC("tc")
-int
-tc_dp_main(struct __sk_buff *skb)
+/* Whether the packet, with key 'key' and headers 'info', must be handed
+ * to ovs-vswitchd although it hit 'flow': as needs_slow_path() in
+ * xdp-dp.bpf.c decides it. */
+static __always_inline int
+tc_dp_needs_slow_path(struct __sk_buff *skb, const struct xdp_flow *flow,
+                      const struct xdp_flow_key *key,
+                      const struct xdp_parse_info *info)
 {
-    __u32 ifindex = skb->ifindex;
-    __u32 *port_no = bpf_map_lookup_elem(&xdp_dp_in_ports, &ifindex);
+    __u32 bits = flow->action_bits;
+
+    if (flow->flags & XDP_FLOW_F_SLOW_PATH) {
+        return 1;
+    }
+    if (bits & (ACTION_BIT(XDP_DP_ACTION_SET_IPV4)
+                | ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
+                | ACTION_BIT(XDP_DP_ACTION_SET_IPV6))
+        && info->l4_ofs == XDP_PARSE_OFS_NONE) {
+        return 1;
+    }
+    if (bits & ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN)) {
+        const struct xdp_dp_action *c = &flow->actions[0];
+
+        if (c->check_len.flags
+            & (tc_dp_check_len__(skb, c->check_len.len, c->check_len.grow,
+                                 ip_end(key, info))
+               ? XDP_DP_CPL_F_GT_SLOW : XDP_DP_CPL_F_LE_SLOW)) {
+            return 1;
+        }
+    }
+    return (bits & (ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
+                    | ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
+            && key->eth_type == bpf_htons(ETH_P_IPV6)
+            && !(key->nw_frag & XDP_NW_FRAG_LATER)
+            && l4_has_pseudo_hdr(key) && ipv6_l4_offset(skb, key) < 0);
+}
+
+/* One pass of the skb, with metadata 'md', through the flow table, as
+ * dp_pass() in xdp-dp.bpf.c: parses, classifies, counts, and runs the
+ * flow's actions or hands the packet to ovs-vswitchd.  Returns the TC
+ * verdict, or TC_DP_RECIRCULATE with 'md' set up for the next pass. */
+static __always_inline int
+tc_dp_pass(struct __sk_buff *skb, struct pkt_md *md, struct tc_dp_buf *buf)
+{
+    struct xdp_parse_info *info = &buf->info;
+    struct xdp_flow_key *key = &buf->key;
     struct xdp_dp_stats *dp_stats;
-    struct xdp_flow_stats *stats;
     struct xdp_flow *flow;
-    struct tc_dp_buf *buf;
     __u32 n_visited = 0;
     __u32 zero = 0;
-    __u32 in_port;
 
-    if (!port_no) {
-        return TC_ACT_OK;
-    }
-    in_port = *port_no & XDP_DP_IN_PORT_MASK;
-    if (*port_no & XDP_DP_IN_PORT_F_POLICED
-        && !police(skb->len + (skb->vlan_present ? 4 : 0), in_port)) {
-        COUNT(n_policed, 1);
-        return TC_ACT_SHOT;
-    }
-    buf = bpf_map_lookup_elem(&tc_dp_buf, &zero);
     dp_stats = bpf_map_lookup_elem(&xdp_dp_stats, &zero);
-    if (!buf || !dp_stats) {
+    if (!dp_stats) {
         return TC_ACT_SHOT;
     }
 
@@ -276,8 +481,6 @@ tc_dp_main(struct __sk_buff *skb)
      * where a GSO segment of a local sender has them, and nothing more:
      * pulling payload in would cost a copy per segment.  Only if a header
      * lies past it does the skb get more, and the parser a second try. */
-    struct xdp_flow_key *key = &buf->key;
-    struct xdp_parse_info *info = &buf->info;
     xdp_parse_frame(skb, key, info);
     if (info->flags & XDP_PARSE_F_INCOMPLETE) {
         __u32 want = skb->len < TC_DP_PULL_LEN ? skb->len : TC_DP_PULL_LEN;
@@ -287,37 +490,142 @@ tc_dp_main(struct __sk_buff *skb)
             xdp_parse_frame(skb, key, info);
         }
     }
-    key->in_port = in_port;
+    if (md->hash_pending) {
+        md->dp_hash = hash_5tuple(key, md->hash_basis);
+        md->hash_pending = 0;
+    }
+    key->in_port = md->in_port;
+    key->recirc_id = md->recirc_id;
+    key->dp_hash = md->dp_hash;
+    if (md->ct) {
+        ct_fill_key(key, md->ct);
+    }
+    if (md->tun.dst) {
+        tnl_fill_key(key, &md->tun);
+    }
     if (info->flags & XDP_PARSE_F_INCOMPLETE) {
+        dp_stats->n_missed++;
         dp_stats->n_tc_missed++;
-        return tc_dp_upcall(skb, buf, XDP_DP_UPCALL_MISS, in_port, 0);
+        return tc_dp_upcall(skb, buf, XDP_DP_UPCALL_MISS, md, 0);
     }
     flow = classify_generic(key, &n_visited, dp_stats);
     if (!flow) {
+        dp_stats->n_missed++;
         dp_stats->n_tc_missed++;
-        return tc_dp_upcall(skb, buf, XDP_DP_UPCALL_MISS, in_port, 0);
+        return tc_dp_upcall(skb, buf, XDP_DP_UPCALL_MISS, md, 0);
     }
     dp_stats->n_mask_hit += n_visited;
-    if (tc_dp_needs_slow_path(skb, flow, key, info)) {
-        dp_stats->n_tc_slow_path++;
-        return tc_dp_upcall(skb, buf, XDP_DP_UPCALL_SLOW_PATH, in_port,
-                            flow->slot);
-    }
-    dp_stats->n_tc_hit++;
 
     __u32 slot = flow->slot;
-    stats = bpf_map_lookup_elem(&xdp_dp_flow_stats, &slot);
+    int slow = tc_dp_needs_slow_path(skb, flow, key, info);
+
+    /* ct() looks its connection up before any action runs, and tnl_pop
+     * checks that it can pop, as in dp_pass(). */
+    const struct xdp_dp_ct_entry *cte = NULL;
+    __u32 ct_slot = 0, ct_md = 0;
+    if (!slow && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CT)) {
+        int ct = xdp_dp_ct_lookup__(skb, flow, key, info, &buf->ck);
+
+        if (ct >= 0) {
+            ct_slot = ct & XDP_DP_PKT_CT_SLOT_MASK;
+            ct_md = (((ct_slot + 1) & XDP_DP_PKT_CT_SLOT_MASK)
+                     | (ct & XDP_DP_CT_LOOKUP_NAT ? XDP_DP_PKT_CT_F_NAT : 0));
+            cte = bpf_map_lookup_elem(&xdp_dp_ct_entries, &ct_slot);
+        }
+        if (cte) {
+            dp_stats->n_ct_hit++;
+        } else {
+            dp_stats->n_ct_miss++;
+            slow = 1;
+        }
+    }
+    if (!slow && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_TNL_POP)) {
+        /* xdp_dp_tnl_pop_ok__() checks a UDP checksum over the frame's
+         * bytes, which must then be in the linear part: a frame (no GSO
+         * segment, which it refuses anyway) is pulled in whole. */
+        if (!skb->gso_size
+            && (void *) (long) skb->data + skb->len
+               > (void *) (long) skb->data_end) {
+            bpf_skb_pull_data(skb, skb->len);
+        }
+        if (!xdp_dp_tnl_pop_ok__(skb, key, flow->actions[0].tnl_pop.port,
+                                 1)) {
+            slow = 1;
+        }
+    }
+    if (slow) {
+        dp_stats->n_slow_path++;
+        dp_stats->n_tc_slow_path++;
+        return tc_dp_upcall(skb, buf, XDP_DP_UPCALL_SLOW_PATH, md, slot);
+    }
+    dp_stats->n_hit++;
+    dp_stats->n_tc_hit++;
+
+    struct xdp_flow_stats *stats = bpf_map_lookup_elem(&xdp_dp_flow_stats,
+                                                       &slot);
     if (stats) {
-        /* As OVS counts the frame: with its outer VLAN tag. */
         __sync_fetch_and_add(&stats->n_packets, 1);
-        __sync_fetch_and_add(&stats->n_bytes,
-                             skb->len + (skb->vlan_present ? 4 : 0));
+        __sync_fetch_and_add(&stats->n_bytes, XDP_DP_FRAME_LEN(skb));
         stats->used = bpf_ktime_get_coarse_ns();
         if (key->tcp_flags && key->nw_proto == IPPROTO_TCP) {
             __sync_fetch_and_or(&stats->tcp_flags, bpf_ntohs(key->tcp_flags));
         }
     }
-    return tc_dp_execute(skb, flow, key);
+    return tc_dp_execute(skb, flow, md, buf, cte, cte ? ct_md : 0);
+}
+
+/* tc_dp_pass() as a global function, which the verifier checks once for
+ * every pass of a packet: inline, the first pass (as in xdp_dp_main())
+ * took it to 814,000 instructions, near its limit of a million.  A GSO
+ * segment pays the call once for dozens of frames' worth of data. */
+__attribute__((noinline)) int
+tc_dp_pass__(struct __sk_buff *skb, struct pkt_md *md, struct tc_dp_buf *buf)
+{
+    if (!skb || !md || !buf) {
+        return TC_ACT_SHOT;
+    }
+    return tc_dp_pass(skb, md, buf);
+}
+
+SEC("tc")
+int
+tc_dp_main(struct __sk_buff *skb)
+{
+    __u32 ifindex = skb->ifindex;
+    __u32 *port_no = bpf_map_lookup_elem(&xdp_dp_in_ports, &ifindex);
+    struct pkt_md md = {};
+    struct tc_dp_buf *buf;
+    __u32 zero = 0;
+    int verdict;
+
+    if (!port_no) {
+        return TC_ACT_OK;
+    }
+    md.in_port = *port_no & XDP_DP_IN_PORT_MASK;
+    md.skb_only = 1;
+    if (*port_no & XDP_DP_IN_PORT_F_POLICED
+        && !police(XDP_DP_FRAME_LEN(skb), md.in_port)) {
+        COUNT(n_policed, 1);
+        return TC_ACT_SHOT;
+    }
+    buf = bpf_map_lookup_elem(&tc_dp_buf, &zero);
+    if (!buf) {
+        return TC_ACT_SHOT;
+    }
+    verdict = tc_dp_pass__(skb, &md, buf);
+    for (int i = 0; verdict == TC_DP_RECIRCULATE; i++) {
+        if (i == XDP_DP_MAX_RECIRC) {
+            COUNT(n_recirc_limited, 1);
+            return TC_ACT_SHOT;
+        }
+        verdict = tc_dp_pass__(skb, &md, buf);
+    }
+    /* Upcalls and drops return TC_ACT_SHOT; only outputs redirect. */
+    if (verdict == TC_ACT_REDIRECT) {
+        COUNT(n_forwarded, 1);
+        COUNT(n_tc_forwarded, 1);
+    }
+    return verdict;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -27,8 +27,8 @@
  * sequence-window checks are what cached connections give up, as in the
  * kernel's flowtable.
  *
- * This header uses the rewrite actions of xdp-dp.bpf.c (do_set_ipv4(),
- * do_set_l4_ports()) and is included after them. */
+ * This header uses the rewrite actions of xdp-dp-rewrite.h (do_set_ipv4(),
+ * do_set_l4_ports()) and is included after them, by both programs. */
 
 #define XDP_TCP_FIN 0x01
 #define XDP_TCP_SYN 0x02
@@ -46,7 +46,7 @@
  * at 'info') in conntrack zone 'zone'.  Returns 0, or -1 for a packet that
  * lib/conntrack.c must see itself. */
 static __always_inline int
-ct_tuple(struct xdp_md *ctx, const struct xdp_flow_key *key,
+ct_tuple(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key,
          const struct xdp_parse_info *info, __u16 zone,
          struct xdp_dp_ct_key *ck)
 {
@@ -137,7 +137,7 @@ ct_tuple(struct xdp_md *ctx, const struct xdp_flow_key *key,
  * with the connection cache, 198,000 without it; most of the growth is
  * in the passes' state space, not here.) */
 __attribute__((noinline)) int
-xdp_dp_ct_lookup__(struct xdp_md *ctx, const struct xdp_flow *flow,
+xdp_dp_ct_lookup__(XDP_PARSE_CTX *ctx, const struct xdp_flow *flow,
                    const struct xdp_flow_key *key,
                    const struct xdp_parse_info *info,
                    struct xdp_dp_ct_key *ck)
@@ -190,7 +190,7 @@ xdp_dp_ct_lookup__(struct xdp_md *ctx, const struct xdp_flow *flow,
     st = bpf_map_lookup_elem(&xdp_dp_ct_stats, &slot);
     if (st) {
         __sync_fetch_and_add(&st->n_packets, 1);
-        __sync_fetch_and_add(&st->n_bytes, ctx->data_end - ctx->data);
+        __sync_fetch_and_add(&st->n_bytes, XDP_DP_FRAME_LEN(ctx));
         st->used = bpf_ktime_get_coarse_ns();
     }
     return ((slot & XDP_DP_PKT_CT_SLOT_MASK)

@@ -69,6 +69,7 @@ xdp_dp_meter__(__u32 id, __u32 len)
     return exceeded < 0;
 }
 
+#ifndef XDP_DP_SKB_PIPELINE
 /* The meter action for the packets that ovs-vswitchd executes: the frame
  * is a 'struct xdp_dp_meter_run'.  Returns XDP_PASS if the packet may go
  * on, XDP_DROP if the meter dropped it, XDP_ABORTED for a short frame. */
@@ -83,5 +84,6 @@ xdp_dp_meter_run(struct xdp_md *ctx)
     }
     return xdp_dp_meter__(r->id, r->len) ? XDP_PASS : XDP_DROP;
 }
+#endif
 
 #endif /* xdp-dp-meter.h */

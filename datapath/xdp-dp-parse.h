@@ -260,6 +260,14 @@ struct xdp_parse_cursor {
 #endif
 };
 
+/* The length of the frame in 'CTX' as OVS counts it: in an skb, with the
+ * VLAN tag that the skb holds out of the frame. */
+#ifdef XDP_PARSE_SKB
+#define XDP_DP_FRAME_LEN(CTX) ((CTX)->len + ((CTX)->vlan_present ? 4 : 0))
+#else
+#define XDP_DP_FRAME_LEN(CTX) ((CTX)->data_end - (CTX)->data)
+#endif
+
 /* Sets up cursor 'C' on the frame of 'CTX' for a parse that reports to
  * the 'struct xdp_parse_info' at 'INFO'. */
 #ifdef XDP_PARSE_SKB

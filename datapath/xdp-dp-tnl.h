@@ -73,7 +73,7 @@ csum_pseudo4(__be32 src, __be32 dst, __u8 proto, __u32 len)
  * bpf_csum_diff() sums at most 512 bytes, a multiple of 4, per call.  A
  * global function: the verifier checks its loop once. */
 __attribute__((noinline)) int
-xdp_dp_csum_frame__(struct xdp_md *ctx, __u32 off, __u32 len, __u32 *sum)
+xdp_dp_csum_frame__(XDP_PARSE_CTX *ctx, __u32 off, __u32 len, __u32 *sum)
 {
     void *data, *data_end, *p;
     __u32 acc, pos, done = 0;
@@ -206,6 +206,7 @@ tnl_set_lengths(__u8 *hdr, __u32 pkt_len)
     }
 }
 
+#ifndef XDP_DP_SKB_PIPELINE
 /* Assembles the header of the XDP_DP_ACTION_TNL_PUSH at 'flow->actions[i]'
  * for the packet in 'ctx', whose key is 'key', into xdp_dp_tnl_hdrs; then
  * pushes it onto the frame, unless 'skb_only' (a frame that arrived in
@@ -213,7 +214,7 @@ tnl_set_lengths(__u8 *hdr, __u32 pkt_len)
  * action is malformed or the frame has no room.  A global function: the
  * verifier checks it once, not at every step of the action loop. */
 __attribute__((noinline)) int
-xdp_dp_tnl_push__(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 i,
+xdp_dp_tnl_push__(XDP_PARSE_CTX *ctx, const struct xdp_flow *flow, __u32 i,
                   const struct xdp_flow_key *key, __u32 skb_only)
 {
     __u32 zero = 0;
@@ -292,6 +293,7 @@ xdp_dp_tnl_push__(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 i,
     }
     return 0;
 }
+#endif
 
 /* The one's-complement sum of the 'n' 16-bit words at 'p'. */
 static __always_inline __u32
@@ -505,7 +507,7 @@ tnl_fill_key(struct xdp_flow_key *key, const struct tnl_md *tun)
  * so); XDP checks what can be checked, the headers.  'sum' is the sum of
  * the outer pseudo-header.  A global function. */
 __attribute__((noinline)) int
-xdp_dp_tnl_lco_ok__(struct xdp_md *ctx, __u32 inner, __u32 sum)
+xdp_dp_tnl_lco_ok__(XDP_PARSE_CTX *ctx, __u32 inner, __u32 sum)
 {
     void *data, *data_end;
     __u32 pseudo, l4, ofs;
@@ -568,12 +570,25 @@ xdp_dp_tnl_lco_ok__(struct xdp_md *ctx, __u32 inner, __u32 sum)
     return csum_fold16(sum) == 0xffff;
 }
 
+/* Whether the packet in 'ctx' may be a GSO segment, whose skb would keep
+ * describing the outer headers after a pop ('skb_only': it arrived in
+ * generic mode, where only its length tells).  The TC pipeline sees the
+ * skb's GSO size: this kernel has no way for it to take the tunnel's GSO
+ * state off the skb (bpf_skb_adjust_room()'s BPF_F_ADJ_ROOM_DECAP_L4_UDP
+ * came later). */
+#ifdef XDP_DP_SKB_PIPELINE
+#define XDP_DP_TNL_MAY_BE_GSO(CTX, SKB_ONLY) ((SKB_ONLY) && (CTX)->gso_size)
+#else
+#define XDP_DP_TNL_MAY_BE_GSO(CTX, SKB_ONLY) \
+    ((SKB_ONLY) && (CTX)->data_end - (CTX)->data > 1514)
+#endif
+
 /* Whether XDP can pop the tunnel header of the packet in 'ctx', whose key
  * is 'key', for tunnel port 'port'.  'skb_only': the packet arrived in
  * generic mode, where a frame longer than an Ethernet MTU is a GSO
  * segment, whose skb would keep describing the outer headers. */
 __attribute__((noinline)) int
-xdp_dp_tnl_pop_ok__(struct xdp_md *ctx, const struct xdp_flow_key *key,
+xdp_dp_tnl_pop_ok__(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key,
                     __u32 port, __u32 skb_only)
 {
     void *data = (void *) (long) ctx->data;
@@ -583,7 +598,7 @@ xdp_dp_tnl_pop_ok__(struct xdp_md *ctx, const struct xdp_flow_key *key,
 
     if (!key || !p || !p->tnl_type
         || key->eth_type != bpf_htons(ETH_P_IP) || key->nw_frag
-        || key->vlans[0].tci || (skb_only && data_end - data > 1514)) {
+        || key->vlans[0].tci || XDP_DP_TNL_MAY_BE_GSO(ctx, skb_only)) {
         return 0;
     }
     /* The longest header checked, and an inner Ethernet header. */
@@ -647,12 +662,12 @@ xdp_dp_tnl_pop_ok__(struct xdp_md *ctx, const struct xdp_flow_key *key,
             && !(th[1] & bpf_htonl(0xff)));
 }
 
-/* Pops the tunnel header of the packet in 'ctx', with metadata 'md' and
- * key 'key' (checked by xdp_dp_tnl_pop_ok__()), and sets the packet up to
- * be classified again from tunnel port 'port'.  Returns 0 or -1. */
+/* Takes the tunnel metadata of the packet in 'ctx', with key 'key'
+ * (checked by xdp_dp_tnl_pop_ok__()), into 'md', as OVS's pop would give
+ * it.  Returns the length of the headers to strip, or -1. */
 static __always_inline int
-do_tnl_pop(struct xdp_md *ctx, struct pkt_md *md,
-           const struct xdp_flow_key *key, __u32 port)
+tnl_pop_md(XDP_PARSE_CTX *ctx, struct pkt_md *md,
+           const struct xdp_flow_key *key)
 {
     void *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
@@ -712,16 +727,75 @@ do_tnl_pop(struct xdp_md *ctx, struct pkt_md *md,
             md->tun.flags |= XDP_TNL_F_CSUM;    /* As OVS's pop sets it. */
         }
     }
-    if (bpf_xdp_adjust_head(ctx, hlen)) {
-        return -1;
-    }
+    return hlen;
+}
+
+/* Sets 'md' up for the pass of a packet that a tnl_pop took out of its
+ * tunnel, from tunnel port 'port'. */
+static __always_inline void
+tnl_pop_reset(struct pkt_md *md, __u32 port)
+{
     md->in_port = port;
     md->recirc_id = 0;
     md->dp_hash = 0;
     md->hash_pending = 0;
     md->ct = 0;
     md->diff.pseudo = md->diff.other = 0;
+}
+
+#ifndef XDP_DP_SKB_PIPELINE
+/* Pops the tunnel header of the packet in 'ctx', with metadata 'md' and
+ * key 'key' (checked by xdp_dp_tnl_pop_ok__()), and sets the packet up to
+ * be classified again from tunnel port 'port'.  Returns 0 or -1. */
+static __always_inline int
+do_tnl_pop(XDP_PARSE_CTX *ctx, struct pkt_md *md,
+           const struct xdp_flow_key *key, __u32 port)
+{
+    int hlen = tnl_pop_md(ctx, md, key);
+
+    if (hlen < 0 || bpf_xdp_adjust_head(ctx, hlen)) {
+        return -1;
+    }
+    tnl_pop_reset(md, port);
     return 0;
 }
+#else
+/* Not in this kernel's UAPI headers of Debian 12 (Linux 6.3 added them):
+ * after a decapsulation, the protocol of the inner IP header. */
+#ifndef BPF_F_ADJ_ROOM_DECAP_L3_IPV4
+#define BPF_F_ADJ_ROOM_DECAP_L3_IPV4 (1ULL << 7)
+#define BPF_F_ADJ_ROOM_DECAP_L3_IPV6 (1ULL << 8)
+#endif
+
+/* do_tnl_pop() on an skb: bpf_skb_adjust_room() takes out the bytes after
+ * the outer Ethernet header, up to and with the inner Ethernet header,
+ * which then takes the outer one's place.  xdp_dp_tnl_pop_ok__() refused
+ * GSO segments. */
+static __always_inline int
+do_tnl_pop(XDP_PARSE_CTX *skb, struct pkt_md *md,
+           const struct xdp_flow_key *key, __u32 port)
+{
+    int hlen = tnl_pop_md(skb, md, key);
+    __u8 inner_eth[ETH_HLEN];
+    __u64 flags = 0;
+
+    if (hlen < 0 || hlen > XDP_GENEVE_HLEN + XDP_TNL_OPTS_LEN
+        || bpf_skb_load_bytes(skb, hlen, inner_eth, sizeof inner_eth)) {
+        return -1;
+    }
+    if (*(__be16 *) (inner_eth + 12) == bpf_htons(ETH_P_IPV6)) {
+        flags = BPF_F_ADJ_ROOM_DECAP_L3_IPV6;
+    } else if (*(__be16 *) (inner_eth + 12) == bpf_htons(ETH_P_IP)) {
+        flags = BPF_F_ADJ_ROOM_DECAP_L3_IPV4;
+    }
+    if (bpf_skb_adjust_room(skb, -hlen, BPF_ADJ_ROOM_MAC, flags)
+        || bpf_skb_store_bytes(skb, 0, inner_eth, sizeof inner_eth,
+                               BPF_F_RECOMPUTE_CSUM)) {
+        return -1;
+    }
+    tnl_pop_reset(md, port);
+    return 0;
+}
+#endif
 
 #endif /* xdp-dp-tnl.h */

@@ -498,11 +498,14 @@ struct xdp_dp_meter_run {
 };
 
 /* Datapath counters, per CPU.  Only the programs move them (the XDP
- * program and its TC half), never ovs-vswitchd: they are the proof of
- * what was switched where.  A packet is counted as switched in XDP
- * ('n_hit', and its flow's statistics slot) only once the program runs its
- * flow's actions; a hit on a slow-path flow is 'n_slow_path' alone, and
- * ovs-vswitchd counts it in the flow's slot when it executes the flow. */
+ * program and its TC half, and the TC pipeline of ports in tc mode),
+ * never ovs-vswitchd: they are the proof of what was switched where.  A
+ * packet is counted as switched in the datapath ('n_hit', and its flow's
+ * statistics slot) only once a program runs its flow's actions; a hit on
+ * a slow-path flow is 'n_slow_path' alone, and ovs-vswitchd counts it in
+ * the flow's slot when it executes the flow.  The TC pipeline counts its
+ * packets as the XDP program counts its own, and its share again in the
+ * 'n_tc_*' members that only it moves. */
 struct xdp_dp_stats {
     __u64 n_hit;                /* Packets whose flow's actions XDP ran. */
     __u64 n_missed;             /* Packets that matched none: sent up. */
@@ -548,14 +551,13 @@ struct xdp_dp_stats {
     __u64 n_tnl_push;           /* Packets encapsulated by tnl_push: by XDP
                                  * (native mode) or by the TC half. */
     __u64 n_tnl_pop;            /* Packets decapsulated by tnl_pop in XDP. */
-    __u64 n_tc_hit;             /* TC pipeline (tc-dp.bpf.c): packets whose
-                                 * flow's actions it ran, */
-    __u64 n_tc_forwarded;       /* of those, packets it sent on to their
-                                 * output ports itself, */
-    __u64 n_tc_missed;          /* packets that matched no flow: sent up, */
-    __u64 n_tc_slow_path;       /* and packets whose flow it cannot run
-                                 * (a slow-path flow, or actions it has no
-                                 * code for): sent up. */
+    __u64 n_tc_hit;             /* The TC pipeline's share (tc-dp.bpf.c,
+                                 * which counts its packets in the members
+                                 * above as the XDP program counts its
+                                 * own) of 'n_hit', */
+    __u64 n_tc_forwarded;       /* 'n_forwarded', */
+    __u64 n_tc_missed;          /* 'n_missed' */
+    __u64 n_tc_slow_path;       /* and 'n_slow_path'. */
     __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
                                          * to rank subtables. */
 };

@@ -157,12 +157,36 @@ take_over_pinned_link(const char *name, const char *pin_path, int ifindex,
     return true;
 }
 
+/* Detaches and unpins the XDP link pinned at 'pin_path' by an earlier
+ * ovs-vswitchd, if it attaches a program to 'ifindex'.  Unpinning alone
+ * would leave the detach to the kernel's deferred release of the link. */
+static void
+detach_pinned_link(const char *pin_path, int ifindex)
+{
+    struct bpf_link_info info;
+    uint32_t len = sizeof info;
+    int fd = bpf_obj_get(pin_path);
+
+    if (fd < 0) {
+        return;
+    }
+    memset(&info, 0, sizeof info);
+    if (!bpf_obj_get_info_by_fd(fd, &info, &len)
+        && info.type == BPF_LINK_TYPE_XDP && info.xdp.ifindex == ifindex) {
+        bpf_link_detach(fd);
+    }
+    close(fd);
+    unlink(pin_path);
+}
+
 /* Attaches 'xdp_prog_fd' as the XDP program of device 'name' (whose ifindex
  * is 'ifindex') in 'mode', and 'tc_prog_fd' to its TC ingress hook.  If
  * 'pin_path' is nonnull, pins the link there, or takes over the link an
  * earlier ovs-vswitchd pinned there.  On success, fills in '*att' and
- * returns 0.  On failure, logs why, leaves nothing attached and returns a
- * positive errno: EBUSY if the device already has an XDP program. */
+ * returns 0.  In mode XDP_ATTACH_TC, attaches no XDP program, and
+ * 'tc_prog_fd' is the TC pipeline.  On failure, logs why, leaves nothing
+ * attached and returns a positive errno: EBUSY if the device already has
+ * an XDP program. */
 int
 xdp_attach_port(const char *name, int ifindex, int xdp_prog_fd,
                 int tc_prog_fd, enum xdp_attach_mode mode,
@@ -175,17 +199,13 @@ xdp_attach_port(const char *name, int ifindex, int xdp_prog_fd,
 
     if (mode == XDP_ATTACH_TC) {
         /* The TC pipeline alone.  A link that an earlier run pinned for
-         * the device goes: its XDP program would switch the frames
-         * first. */
-        if (pin_path && unlink(pin_path) && errno != ENOENT) {
-            VLOG_WARN("%s: cannot unpin %s (%s)", name, pin_path,
-                      ovs_strerror(errno));
+         * the device goes first, detached at once: its XDP program would
+         * switch the frames before the pipeline sees them. */
+        if (pin_path) {
+            detach_pinned_link(pin_path, ifindex);
         }
-        att->tc_only = true;
-        goto tc;
-    }
-    if (pin_path
-        && take_over_pinned_link(name, pin_path, ifindex, xdp_prog_fd, att)) {
+    } else if (pin_path && take_over_pinned_link(name, pin_path, ifindex,
+                                                 xdp_prog_fd, att)) {
         goto tc;
     }
 
@@ -202,6 +222,10 @@ xdp_attach_port(const char *name, int ifindex, int xdp_prog_fd,
         VLOG_WARN("%s: device already has an XDP program (id %"PRIu32") "
                   "that ovs-xdp did not attach; not replacing it", name, id);
         return EBUSY;
+    }
+    if (mode == XDP_ATTACH_TC) {
+        att->tc_only = true;
+        goto tc;
     }
 
     if (mode != XDP_ATTACH_GENERIC) {

@@ -162,9 +162,9 @@ xdp_dispatcher_format_kernel(struct ds *s)
     sset_destroy(&ids);
 }
 
-/* Describes program 'prog_fd'. */
+/* Describes program 'prog_fd' on lines that start with 'label'. */
 void
-xdp_dispatcher_format_prog(struct ds *s, int prog_fd)
+xdp_dispatcher_format_prog(struct ds *s, const char *label, int prog_fd)
 {
     struct bpf_prog_info info;
     uint32_t len = sizeof info;
@@ -173,10 +173,11 @@ xdp_dispatcher_format_prog(struct ds *s, int prog_fd)
 
     memset(&info, 0, sizeof info);
     if (bpf_obj_get_info_by_fd(prog_fd, &info, &len)) {
-        ds_put_format(s, "  program: unknown (%s)\n", ovs_strerror(errno));
+        ds_put_format(s, "  %s: unknown (%s)\n", label, ovs_strerror(errno));
         return;
     }
-    ds_put_format(s, "  program: %s, id %"PRIu32", tag ", info.name, info.id);
+    ds_put_format(s, "  %s: %s, id %"PRIu32", tag ", label, info.name,
+                  info.id);
     for (int i = 0; i < BPF_TAG_SIZE; i++) {
         ds_put_format(s, "%02x", info.tag[i]);
     }

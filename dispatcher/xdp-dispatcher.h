@@ -26,7 +26,7 @@ struct xdp_attachment;
 #define XDP_DISPATCHER_ENTRIES 48
 
 void xdp_dispatcher_format_kernel(struct ds *);
-void xdp_dispatcher_format_prog(struct ds *, int prog_fd);
+void xdp_dispatcher_format_prog(struct ds *, const char *label, int prog_fd);
 void xdp_dispatcher_format_attachment(struct ds *,
                                       const struct xdp_attachment *);
 

@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -312,6 +313,12 @@ attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
         ds_put_cstr(&port->mode_why, "the device could not be inspected: "
                     "native if the driver has it");
     }
+    if (port->att_mode == XDP_ATTACH_TC && dp->tc_pipeline_fd < 0
+        && port->mode == XDP_ATTACH_AUTO) {
+        port->att_mode = XDP_ATTACH_GENERIC;
+        ds_put_cstr(&port->mode_why, "; the TC pipeline did not load: "
+                    "generic");
+    }
     in_value = port_in_value(port, false);
     error = dp_xdp_police_write(dp, port);
     if (error) {
@@ -333,6 +340,16 @@ attach_port(struct dp_xdp *dp, struct dp_xdp_port *port)
     char *pin = (dp->pinned
                  ? xdp_pin_link_path(dp->name, port->xdp_ifindex) : NULL);
     dp_xdp_claim_stale_link(dp, port->xdp_ifindex);
+    if (port->att_mode == XDP_ATTACH_TC && pin && !access(pin, F_OK)) {
+        /* After a restart, the XDP link that the earlier run pinned for
+         * the device is taken over, whatever 'auto' says now: ofproto adds
+         * a port before it hands it its configuration, which may ask for
+         * XDP (and forwarding goes on, seamless, either way).  The
+         * configuration then moves the port to tc mode if it must. */
+        port->att_mode = XDP_ATTACH_BEST_EFFORT;
+        ds_put_cstr(&port->mode_why, "; an earlier run's XDP link taken "
+                    "over, until the configuration is applied");
+    }
     if (port->att_mode == XDP_ATTACH_TC && dp->tc_pipeline_fd < 0) {
         VLOG_WARN("%s: port %s: the TC pipeline did not load: no tc mode",
                   dp->name, dev);

@@ -117,7 +117,10 @@ format_stats(struct dp_xdp *dp, void *s_)
                       ovs_strerror(error));
     }
 
-    /* Moved only by the XDP program. */
+    /* Moved only by the datapath's programs: the XDP program, and the TC
+     * pipeline of ports in tc mode (datapath/tc-dp.bpf.c), which also
+     * counts its own share in the tc-hit, tc-forwarded, tc-missed and
+     * tc-slow-path counters below. */
     put_counter(s, "xdp-hit", x.n_hit);
     put_counter(s, "xdp-forwarded", x.n_forwarded);
     put_counter(s, "xdp-dropped", x.n_dropped);
@@ -138,9 +141,9 @@ format_stats(struct dp_xdp *dp, void *s_)
     put_counter(s, "xdp-tnl-push", x.n_tnl_push);
     put_counter(s, "xdp-tnl-pop", x.n_tnl_pop);
 
-    /* Moved only by the TC programs: the XDP program's TC half and the
-     * TC pipeline of ports in tc mode (the TC pipeline alone moves the
-     * tc-hit, tc-forwarded, tc-missed and tc-slow-path counters). */
+    /* Moved only by the TC programs: the TC pipeline alone moves the
+     * first four, the XDP program's TC half and the TC pipeline the
+     * others. */
     put_counter(s, "tc-hit", x.n_tc_hit);
     put_counter(s, "tc-forwarded", x.n_tc_forwarded);
     put_counter(s, "tc-missed", x.n_tc_missed);

@@ -193,7 +193,12 @@ dpif_xdp_unixctl_dispatcher_show(struct unixctl_conn *conn, int argc,
             continue;
         }
         ds_put_format(&s, "%s:\n", dp->name);
-        xdp_dispatcher_format_prog(&s, dp->xdp_prog_fd);
+        xdp_dispatcher_format_prog(&s, "program", dp->xdp_prog_fd);
+        if (dp->tc_pipeline_fd >= 0) {
+            /* Not in the dispatcher: the TC pipeline of ports in tc
+             * mode. */
+            xdp_dispatcher_format_prog(&s, "tc pipeline", dp->tc_pipeline_fd);
+        }
 
         ovs_mutex_lock(&dp->port_mutex);
         for (uint32_t i = 0; i < DP_XDP_MAX_PORTS; i++) {
@@ -822,9 +827,8 @@ dpif_xdp_get_stats(const struct dpif *dpif, struct dpif_dp_stats *stats)
     dp_xdp_read_stats(dp, &sum);
     /* OVS's "hit" is a packet that matched a flow in the datapath, a
      * slow-path flow too. */
-    stats->n_hit = (sum.n_hit + sum.n_slow_path
-                    + sum.n_tc_hit + sum.n_tc_slow_path);
-    stats->n_missed = sum.n_missed + sum.n_tc_missed;
+    stats->n_hit = sum.n_hit + sum.n_slow_path;
+    stats->n_missed = sum.n_missed;
     stats->n_lost = sum.n_lost + dp_xdp_upcall_lost(dp);
     stats->n_mask_hit = sum.n_mask_hit;
     dp_xdp_flow_get_counts(dp, &stats->n_flows, &stats->n_masks);
