@@ -115,12 +115,14 @@ static const struct tcp_switch tcp_switches[] = {
     { "linux-bridge", "Linux bridge (ip link add type bridge)",
       TCP_LINUX_BRIDGE, NULL, NULL },
     { "ovs-xdp", "ovs-vswitchd-xdp, datapath_type=xdp, actions=normal, "
-      "default xdp-mode (auto)", TCP_OVS_XDP, NULL, NULL },
+      "default xdp-mode (auto: tc on these veths)", TCP_OVS_XDP, NULL,
+      NULL },
     { "ovs-xdp-drv", "the same with xdp-mode=best-effort (native where "
       "the kernel allows it; takes TSO from the namespaces)",
       TCP_OVS_XDP, NULL, "best-effort" },
-    { "ovs-xdp-tc", "the same with xdp-mode=tc (no XDP program: the TC "
-      "pipeline, datapath/tc-dp.bpf.c)", TCP_OVS_XDP, NULL, "tc" },
+    { "ovs-xdp-gen", "the same with xdp-mode=generic (the XDP program in "
+      "generic mode; the kernel copies each GSO segment for it)",
+      TCP_OVS_XDP, NULL, "generic" },
     { "ovs-system", "Debian ovs-vswitchd, datapath_type=netdev, system "
       "ports, actions=normal, userspace-tso-enable=true", TCP_OVS_STOCK,
       NULL, NULL },
@@ -204,7 +206,7 @@ Options:\n\
   --mtus=LIST            comma-separated MTUs (default 1500,9000)\n\
   --streams=LIST         comma-separated parallel streams (default 1,4)\n\
   --switches=LIST        comma-separated, from: floor, linux-bridge,\n\
-                         ovs-xdp, ovs-xdp-drv, ovs-xdp-tc, ovs-system,\n\
+                         ovs-xdp, ovs-xdp-drv, ovs-xdp-gen, ovs-system,\n\
                          ovs-afxdp, linux-vxlan, ovs-xdp-vxlan, tc-parse\n\
                          (default: all)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
