@@ -634,8 +634,13 @@ tc_dp_main(struct __sk_buff *skb)
     }
     /* Upcalls and drops return TC_ACT_SHOT; only outputs redirect. */
     if (verdict == TC_ACT_REDIRECT) {
-        COUNT(n_forwarded, 1);
-        COUNT(n_tc_forwarded, 1);
+        struct xdp_dp_stats *dp_stats = bpf_map_lookup_elem(&xdp_dp_stats,
+                                                            &zero);
+
+        if (dp_stats) {         /* One lookup for both counters. */
+            dp_stats->n_forwarded++;
+            dp_stats->n_tc_forwarded++;
+        }
     }
     return verdict;
 }

@@ -119,6 +119,29 @@ attach_tc(const char *name, struct xdp_attachment *att, int tc_prog_fd)
     return 0;
 }
 
+/* Opens the link pinned at 'pin_path' by an earlier ovs-vswitchd, if it
+ * attaches an XDP program to 'ifindex'.  A link of a device that went away
+ * (its ifindex reused) is unpinned.  Returns the link's fd, or -1. */
+static int
+open_pinned_link(const char *pin_path, int ifindex)
+{
+    struct bpf_link_info info;
+    uint32_t len = sizeof info;
+    int fd = bpf_obj_get(pin_path);
+
+    if (fd < 0) {
+        return -1;
+    }
+    memset(&info, 0, sizeof info);
+    if (bpf_obj_get_info_by_fd(fd, &info, &len)
+        || info.type != BPF_LINK_TYPE_XDP || info.xdp.ifindex != ifindex) {
+        close(fd);
+        unlink(pin_path);
+        return -1;
+    }
+    return fd;
+}
+
 /* Takes over the link pinned at 'pin_path' by an earlier ovs-vswitchd, if
  * it attaches an XDP program to 'ifindex': swaps 'xdp_prog_fd' in.
  * Returns true if '*att' now holds that link. */
@@ -126,19 +149,9 @@ static bool
 take_over_pinned_link(const char *name, const char *pin_path, int ifindex,
                       int xdp_prog_fd, struct xdp_attachment *att)
 {
-    struct bpf_link_info info;
-    uint32_t len = sizeof info;
-    int fd = bpf_obj_get(pin_path);
+    int fd = open_pinned_link(pin_path, ifindex);
 
     if (fd < 0) {
-        return false;
-    }
-    memset(&info, 0, sizeof info);
-    if (bpf_obj_get_info_by_fd(fd, &info, &len)
-        || info.type != BPF_LINK_TYPE_XDP || info.xdp.ifindex != ifindex) {
-        /* A link of a device that went away: its ifindex is reused. */
-        close(fd);
-        unlink(pin_path);
         return false;
     }
     if (bpf_link_update(fd, xdp_prog_fd, NULL)) {
@@ -163,20 +176,13 @@ take_over_pinned_link(const char *name, const char *pin_path, int ifindex,
 static void
 detach_pinned_link(const char *pin_path, int ifindex)
 {
-    struct bpf_link_info info;
-    uint32_t len = sizeof info;
-    int fd = bpf_obj_get(pin_path);
+    int fd = open_pinned_link(pin_path, ifindex);
 
-    if (fd < 0) {
-        return;
-    }
-    memset(&info, 0, sizeof info);
-    if (!bpf_obj_get_info_by_fd(fd, &info, &len)
-        && info.type == BPF_LINK_TYPE_XDP && info.xdp.ifindex == ifindex) {
+    if (fd >= 0) {
         bpf_link_detach(fd);
+        close(fd);
+        unlink(pin_path);
     }
-    close(fd);
-    unlink(pin_path);
 }
 
 /* Attaches 'xdp_prog_fd' as the XDP program of device 'name' (whose ifindex
