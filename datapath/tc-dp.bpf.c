@@ -238,7 +238,7 @@ tc_dp_outputs(struct __sk_buff *skb, const struct xdp_flow *flow,
          * skb. */
         if (port && port->tx_mode != XDP_DP_TX_NONE && port->ifindex
             && k < XDP_DP_MAX_OUTPUTS) {
-            ifindex[k++] = port->ifindex;
+            ifindex[k++] = port_tx_ifindex(port);
         }
     }
     if (!k) {
@@ -302,7 +302,8 @@ tc_dp_tnl_push(struct __sk_buff *skb, const struct xdp_flow *flow, __u32 i,
 
     __u32 port_no = out->output.port;
     struct xdp_dp_port *p = bpf_map_lookup_elem(&xdp_dp_ports, &port_no);
-    __u32 ifindex = p && p->tx_mode != XDP_DP_TX_NONE ? p->ifindex : 0;
+    __u32 ifindex = (p && p->tx_mode != XDP_DP_TX_NONE && p->ifindex
+                     ? port_tx_ifindex(p) : 0);
 
     if (!ifindex) {
         COUNT(n_tx_error, 1);   /* No port to send to (any more). */

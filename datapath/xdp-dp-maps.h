@@ -31,6 +31,14 @@ struct {
     __type(value, struct xdp_dp_port);
 } xdp_dp_ports SEC(".maps");
 
+/* Ifindex of a port in XDP_DP_TX_PEER mode -> its veth peer. */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+    __uint(max_entries, XDP_DP_MAX_PORTS);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_peer);
+} xdp_dp_peers SEC(".maps");
+
 /* Datapath port number -> device, for bpf_redirect_map(). */
 struct {
     __uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
@@ -289,6 +297,15 @@ static __always_inline int
 upcall_allowed(__u32 in_port)
 {
     return budget_allows(in_port, xdp_dp_upcall_burst);
+}
+
+/* The ifindex by which the TC programs send to 'port': with
+ * XDP_DP_IFINDEX_F_PEER if the port is in XDP_DP_TX_PEER mode. */
+static __always_inline __u32
+port_tx_ifindex(const struct xdp_dp_port *port)
+{
+    return port->ifindex | (port->tx_mode == XDP_DP_TX_PEER
+                            ? XDP_DP_IFINDEX_F_PEER : 0);
 }
 
 #endif /* xdp-dp-maps.h */

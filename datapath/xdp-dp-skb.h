@@ -222,17 +222,40 @@ tc_fix_l4_csum(struct __sk_buff *skb, __u32 pseudo, __u32 other)
     return 0;
 }
 
-/* Sends 'skb' to the 'n' devices in 'ifindex' (1 to XDP_DP_MAX_OUTPUTS):
- * a clone to each but the last, the skb itself to the last, cut to
- * 'trunc_len' bytes if it is nonzero (see tc_trunc()).  Returns the TC
- * verdict. */
+/* Returns nonzero if 'skb', about to leave by port device 'ifindex' (in
+ * XDP_DP_TX_PEER mode), may go straight into the ingress of the device's
+ * veth peer, and counts it as the device's transmit then: see struct
+ * xdp_dp_peer for when. */
+static __always_inline int
+tc_peer_takes(struct __sk_buff *skb, __u32 ifindex)
+{
+    struct xdp_dp_peer *peer = bpf_map_lookup_elem(&xdp_dp_peers, &ifindex);
+    void *data_end = (void *) (long) skb->data_end;
+    __u8 *dst = (void *) (long) skb->data;
+
+    if (!peer || (void *) (dst + ETH_ALEN) > data_end
+        || (!skb->gso_size && skb->len > peer->max_len)
+        || *(__u32 *) dst != *(__u32 *) peer->mac
+        || *(__u16 *) (dst + 4) != *(__u16 *) (peer->mac + 4)) {
+        return 0;
+    }
+    peer->tx_packets++;
+    peer->tx_bytes += skb->len;
+    return 1;
+}
+
+/* Sends 'skb' to the 'n' devices in 'ifindex' (1 to XDP_DP_MAX_OUTPUTS,
+ * each maybe with XDP_DP_IFINDEX_F_PEER): a clone to each but the last,
+ * the skb itself to the last, cut to 'trunc_len' bytes if it is nonzero
+ * (see tc_trunc()), and into its veth peer's ingress if it may.  Returns
+ * the TC verdict. */
 static __always_inline int
 tc_send(struct __sk_buff *skb, const __u32 *ifindex, __u32 n, __u32 trunc_len)
 {
 #pragma unroll
     for (int i = 0; i < XDP_DP_MAX_OUTPUTS - 1; i++) {
         if (i + 1 < n) {
-            bpf_clone_redirect(skb, ifindex[i], 0);
+            bpf_clone_redirect(skb, ifindex[i] & ~XDP_DP_IFINDEX_F_PEER, 0);
         }
     }
     __u32 last = n - 1;
@@ -240,15 +263,20 @@ tc_send(struct __sk_buff *skb, const __u32 *ifindex, __u32 n, __u32 trunc_len)
         COUNT(n_tc_error, 1);
         return TC_ACT_SHOT;
     }
+    __u32 dev = ifindex[last] & ~XDP_DP_IFINDEX_F_PEER;
     if (trunc_len) {
-        int verdict = tc_trunc(skb, trunc_len, ifindex[last]);
+        int verdict = tc_trunc(skb, trunc_len, dev);
 
         if (verdict >= 0) {
             return verdict;
         }
     }
     COUNT(n_tc_redirected, 1);
-    return bpf_redirect(ifindex[last], 0);
+    if (ifindex[last] & XDP_DP_IFINDEX_F_PEER && tc_peer_takes(skb, dev)) {
+        COUNT(n_tc_peer, 1);
+        return bpf_redirect_peer(dev, 0);
+    }
+    return bpf_redirect(dev, 0);
 }
 
 /* Copies 'skb' onto the upcall ring behind header 'up', in which the

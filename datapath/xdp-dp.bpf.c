@@ -210,7 +210,7 @@ outputs_up(struct xdp_md *ctx, const struct pkt_md *md,
     /* 'ifindex' may be in 'buf->tmp' too. */
 #pragma unroll
     for (int i = 0; i < XDP_DP_MAX_OUTPUTS; i++) {
-        devs[i] = i < n ? ifindex[i] : 0;
+        devs[i] = i < n ? ifindex[i] & ~XDP_DP_IFINDEX_F_PEER : 0;
     }
     if (!upcall_allowed(md->in_port)) {
         COUNT(n_upcall_limited, 1);
@@ -310,7 +310,7 @@ do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
 
         if (port && port->tx_mode != XDP_DP_TX_NONE && port->ifindex
             && k < XDP_DP_MAX_OUTPUTS) {
-            ifindex[k++] = port->ifindex;
+            ifindex[k++] = port_tx_ifindex(port);
         }
     }
     if (!k) {
@@ -347,8 +347,11 @@ do_output(struct xdp_md *ctx, const struct pkt_md *md, struct pass_buf *buf,
         return bpf_redirect_map(&xdp_dp_tx_ports, port_no, XDP_DROP);
 
     case XDP_DP_TX_SKB:
-        return pass_to_tc(ctx, md, buf, &port->ifindex, 1, diff, tc_flags,
-                          mark);
+    case XDP_DP_TX_PEER: {
+        __u32 ifindex = port_tx_ifindex(port);
+
+        return pass_to_tc(ctx, md, buf, &ifindex, 1, diff, tc_flags, mark);
+    }
 
     case XDP_DP_TX_SLOW:
         if (tc_flags) {

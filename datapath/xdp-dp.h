@@ -385,6 +385,11 @@ enum xdp_dp_tx_mode {
                                  * For devices whose XDP transmit loses
                                  * frames (a veth whose peer has no NAPI). */
     XDP_DP_TX_SLOW,             /* Hand to ovs-vswitchd (e.g. tap). */
+    XDP_DP_TX_PEER,             /* As XDP_DP_TX_SKB, but the skb goes
+                                 * straight into the ingress of the veth's
+                                 * peer, in another namespace, when it is
+                                 * addressed to the peer (see struct
+                                 * xdp_dp_peer). */
 };
 
 /* A port, indexed by datapath port number. */
@@ -392,6 +397,39 @@ struct xdp_dp_port {
     __u32 ifindex;              /* Kernel ifindex. */
     __u16 tx_mode;              /* enum xdp_dp_tx_mode. */
     __u16 tnl_type;             /* A tunnel port: XDP_DP_TNL_*, else 0. */
+};
+
+/* Outputs through the stack name their devices by ifindex; this bit on
+ * one says that the device is a port in XDP_DP_TX_PEER mode, so that the
+ * TC program looks its peer up in xdp_dp_peers before it sends. */
+#define XDP_DP_IFINDEX_F_PEER (1u << 31)
+
+/* The peer of a veth port in XDP_DP_TX_PEER mode, in xdp_dp_peers by the
+ * port's ifindex (one copy per CPU, the counters each CPU's own).
+ *
+ * A veth hands what it transmits to its peer, which receives it in its
+ * namespace after a trip through the per-CPU backlog (netif_rx()) and
+ * eth_type_trans(), which marks a frame for another Ethernet address
+ * PACKET_OTHERHOST, for the stack to drop.  bpf_redirect_peer() puts the
+ * skb straight into the peer's ingress in the same softirq, without that
+ * trip, but marks every skb PACKET_HOST (skb_scrub_packet()), and the
+ * peer's MTU is not checked.  So the TC programs use it only for a frame
+ * addressed to the peer's own Ethernet address and no longer than its MTU
+ * allows, as eth_type_trans() and is_skb_forwardable() would have let it
+ * through, and send everything else the usual way.  The kernel drops it if
+ * the peer is in our own namespace: ovs-vswitchd chooses this mode only
+ * for a peer elsewhere.
+ *
+ * It also passes by the port device's transmit path: its qdisc (ports
+ * with QoS never get this mode) and its transmit counters, which the
+ * programs keep here instead, for ovs-vswitchd to add to the device's. */
+struct xdp_dp_peer {
+    __u8 mac[6];                /* The peer's Ethernet address. */
+    __u16 pad;
+    __u32 max_len;              /* Longest non-GSO frame it takes: its MTU
+                                 * plus Ethernet and VLAN headers. */
+    __u64 tx_packets;           /* Sent to the peer by this CPU. */
+    __u64 tx_bytes;
 };
 
 /* Tunnel ports whose tnl_pop runs in XDP. */
@@ -558,6 +596,9 @@ struct xdp_dp_stats {
     __u64 n_tc_forwarded;       /* 'n_forwarded', */
     __u64 n_tc_missed;          /* 'n_missed' */
     __u64 n_tc_slow_path;       /* and 'n_slow_path'. */
+    __u64 n_tc_peer;            /* Packets the TC programs sent straight
+                                 * into a veth peer's ingress (see struct
+                                 * xdp_dp_peer). */
     __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
                                          * to rank subtables. */
 };

@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "openvswitch/types.h"
+
 struct ds;
 
 enum xdp_attach_mode {
@@ -65,5 +67,14 @@ void xdp_detach_port(const char *name, const char *pin_path,
 /* xdp-auto-mode.c */
 enum xdp_attach_mode xdp_auto_mode(const char *name, int ifindex,
                                    struct ds *why);
+
+/* A veth's peer in another network namespace (dispatcher/xdp-auto-mode.c). */
+struct xdp_veth_peer {
+    int netnsid;                /* Its namespace's id, as seen from ours. */
+    int ifindex;                /* Its ifindex there. */
+    struct eth_addr mac;        /* Its Ethernet address. */
+    int mtu;                    /* Its MTU. */
+};
+int xdp_veth_peer_get(int ifindex, struct xdp_veth_peer *, struct ds *why);
 
 #endif /* xdp-attach.h */

@@ -47,7 +47,9 @@
  * the namespace's id as seen from ours (IFLA_LINK_NETNSID, which the
  * kernel assigns on demand); rtnetlink then answers for the peer when
  * asked with IFLA_TARGET_NETNSID.  Nothing enters the other namespace,
- * and nothing there is changed.  We use raw rtnetlink through OVS's
+ * and nothing there is changed.  xdp_veth_peer_get() asks the same way for
+ * what transmitting into the peer's ingress needs (its address and MTU;
+ * see ofproto-xdp/dpif-xdp-peer.c).  We use raw rtnetlink through OVS's
  * netlink library because neither libbpf's bpf_xdp_query() nor OVS's
  * netdev-linux can ask about a device in another namespace. */
 
@@ -66,6 +68,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/ofpbuf.h"
 #include "openvswitch/vlog.h"
+#include "packets.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(xdp_auto_mode);
@@ -76,6 +79,8 @@ struct link_facts {
     int link;                   /* IFLA_LINK (a veth's peer), or 0. */
     int link_netnsid;           /* IFLA_LINK_NETNSID, or -1: same netns. */
     uint8_t xdp_attached;       /* IFLA_XDP_ATTACHED (XDP_ATTACHED_*). */
+    struct eth_addr mac;        /* IFLA_ADDRESS, or all-zero. */
+    int mtu;                    /* IFLA_MTU, or 0. */
 };
 
 /* Asks rtnetlink about device 'ifindex' in the namespace whose id (as seen
@@ -89,6 +94,8 @@ get_link_facts(int ifindex, int netnsid, struct link_facts *facts)
         [IFLA_LINKINFO] = { .type = NL_A_NESTED, .optional = true },
         [IFLA_LINK_NETNSID] = { .type = NL_A_U32, .optional = true },
         [IFLA_XDP] = { .type = NL_A_NESTED, .optional = true },
+        [IFLA_ADDRESS] = { .type = NL_A_UNSPEC, .optional = true },
+        [IFLA_MTU] = { .type = NL_A_U32, .optional = true },
     };
     static const struct nl_policy info_policy[] = {
         [IFLA_INFO_KIND] = { .type = NL_A_STRING, .optional = true },
@@ -126,6 +133,13 @@ get_link_facts(int ifindex, int netnsid, struct link_facts *facts)
     }
     if (attrs[IFLA_LINK]) {
         facts->link = nl_attr_get_u32(attrs[IFLA_LINK]);
+    }
+    if (attrs[IFLA_ADDRESS]
+        && nl_attr_get_size(attrs[IFLA_ADDRESS]) == ETH_ADDR_LEN) {
+        memcpy(&facts->mac, nl_attr_get(attrs[IFLA_ADDRESS]), ETH_ADDR_LEN);
+    }
+    if (attrs[IFLA_MTU]) {
+        facts->mtu = nl_attr_get_u32(attrs[IFLA_MTU]);
     }
     if (attrs[IFLA_LINK_NETNSID]) {
         facts->link_netnsid = (int32_t) nl_attr_get_u32(
@@ -202,4 +216,50 @@ xdp_auto_mode(const char *name, int ifindex, struct ds *why)
                 "so that the peer keeps TSO and GSO and its segments are "
                 "not copied");
     return XDP_ATTACH_TC;
+}
+
+/* Finds out where the peer of veth 'ifindex' lives and what it is, for
+ * bpf_redirect_peer() (see struct xdp_dp_peer in datapath/xdp-dp.h), with
+ * the same rtnetlink requests as xdp_auto_mode().  Returns 0 and fills
+ * in '*peer' if the device is a veth whose peer is in another namespace
+ * and has an Ethernet address; otherwise returns a positive errno and
+ * puts the reason in 'why': EOPNOTSUPP for a device that is no veth with
+ * a peer (which it will never be), ENOENT for a veth whose peer is not
+ * such a one now. */
+int
+xdp_veth_peer_get(int ifindex, struct xdp_veth_peer *peer, struct ds *why)
+{
+    struct link_facts dev, facts;
+    int error;
+
+    memset(peer, 0, sizeof *peer);  /* Callers compare them whole. */
+    error = get_link_facts(ifindex, -1, &dev);
+    if (error) {
+        ds_put_format(why, "rtnetlink cannot show the device (%s)",
+                      ovs_strerror(error));
+        return error;
+    }
+    if (strcmp(dev.kind, "veth") || !dev.link) {
+        ds_put_cstr(why, "not a veth with a peer");
+        return EOPNOTSUPP;
+    }
+    if (dev.link_netnsid < 0) {
+        ds_put_cstr(why, "a veth whose peer is in our own namespace");
+        return ENOENT;
+    }
+    error = get_link_facts(dev.link, dev.link_netnsid, &facts);
+    if (error) {
+        ds_put_format(why, "rtnetlink cannot show the veth's peer (%s)",
+                      ovs_strerror(error));
+        return error;
+    }
+    if (eth_addr_is_zero(facts.mac) || facts.mtu <= 0) {
+        ds_put_cstr(why, "a veth whose peer has no Ethernet address");
+        return ENOENT;
+    }
+    peer->netnsid = dev.link_netnsid;
+    peer->ifindex = dev.link;
+    peer->mac = facts.mac;
+    peer->mtu = facts.mtu;
+    return 0;
 }

@@ -176,6 +176,7 @@ dp_xdp_tx_mode_to_string(enum xdp_dp_tx_mode mode)
     case XDP_DP_TX_REDIRECT: return "redirect";
     case XDP_DP_TX_SKB: return "skb";
     case XDP_DP_TX_SLOW: return "userspace";
+    case XDP_DP_TX_PEER: return "peer";
     }
     return "unknown";
 }
@@ -404,6 +405,7 @@ void
 dp_xdp_port_destroy(struct dp_xdp *dp, struct dp_xdp_port *port)
 {
     netdev_restore_flags(port->sf);
+    dp_xdp_peer_destroy(dp, port);
     detach_port(dp, port);
     if (netdev_get_tunnel_config(port->netdev)) {
         uint32_t port_no = odp_to_u32(port->port_no);
@@ -432,7 +434,6 @@ dp_xdp_port_destroy(struct dp_xdp *dp, struct dp_xdp_port *port)
     free(port);
 }
 
-static int update_tx_mode(struct dp_xdp *, struct dp_xdp_port *);
 static bool update_qos_type(struct dp_xdp_port *);
 
 /* Tells the program which tunnel type 'port', a tunnel port, is, if its
@@ -540,7 +541,7 @@ dp_xdp_port_setup(struct dp_xdp *dp, struct dp_xdp_port *port)
     error = attach_port(dp, port);
     if (!error) {
         /* Now that the attach mode is known. */
-        error = update_tx_mode(dp, port);
+        error = dp_xdp_port_update_tx_mode(dp, port);
     }
     if (!error && !port->peer_name) {
         /* A switch port takes frames for any address, as the kernel
@@ -742,6 +743,8 @@ parse_xdp_tx(const char *s, enum xdp_dp_tx_mode *mode)
         *mode = XDP_DP_TX_REDIRECT;
     } else if (!strcmp(s, "skb")) {
         *mode = XDP_DP_TX_SKB;
+    } else if (!strcmp(s, "peer")) {
+        *mode = XDP_DP_TX_PEER;
     } else {
         return false;
     }
@@ -777,12 +780,15 @@ update_qos_type(struct dp_xdp_port *port)
  * Egress QoS (the qdisc that OVS puts on a device for the Port's QoS:
  * linux-htb, linux-hfsc, ...) sees only frames that leave by skb: XDP
  * redirect hands a frame straight to the device's driver, past the qdisc,
- * so a rate limit there would be silently ignored.  A port with QoS
+ * so a rate limit there would be silently ignored, and so does
+ * bpf_redirect_peer() (XDP_DP_TX_PEER, dpif-xdp-peer.c).  A port with QoS
  * therefore transmits by skb whatever was asked, and an explicit
- * other_config:xdp-tx=redirect is refused, with the reason in
- * 'port->tx_error' for the Interface's error column. */
-static int
-update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
+ * other_config:xdp-tx=redirect or peer is refused, with the reason in
+ * 'port->tx_error' for the Interface's error column.  Otherwise "auto"
+ * sends into a veth's peer in another namespace by XDP_DP_TX_PEER where
+ * it would send by skb. */
+int
+dp_xdp_port_update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
     OVS_REQUIRES(dp->port_mutex)
 {
     uint32_t port_no = odp_to_u32(port->port_no);
@@ -796,12 +802,30 @@ update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
         port->tx_mode = XDP_DP_TX_SKB;
         ds_put_format(&port->tx_why, "QoS %s on the device, whose qdisc "
                       "only the skb path passes", port->qos_type);
-        if (port->tx_request == XDP_DP_TX_REDIRECT) {
+        if (port->tx_request == XDP_DP_TX_REDIRECT
+            || port->tx_request == XDP_DP_TX_PEER) {
             port->tx_error = xasprintf(
-                "other_config:xdp-tx=redirect refused: the port has QoS "
-                "(%s), which redirected frames would bypass; transmitting "
-                "by skb", port->qos_type);
+                "other_config:xdp-tx=%s refused: the port has QoS "
+                "(%s), which %s frames would bypass; transmitting "
+                "by skb", dp_xdp_tx_mode_to_string(port->tx_request),
+                port->qos_type,
+                port->tx_request == XDP_DP_TX_PEER ? "peer" : "redirected");
         }
+    } else if (port->tx_request == XDP_DP_TX_PEER) {
+        struct ds why = DS_EMPTY_INITIALIZER;
+
+        if (dp_xdp_peer_eligible(port, &why)) {
+            port->tx_mode = XDP_DP_TX_PEER;
+            ds_put_cstr(&port->tx_why, "other_config:xdp-tx");
+        } else {
+            port->tx_mode = XDP_DP_TX_SKB;
+            ds_put_format(&port->tx_why, "xdp-tx=peer, but %s",
+                          ds_cstr(&why));
+            port->tx_error = xasprintf(
+                "other_config:xdp-tx=peer refused: %s; transmitting by skb",
+                ds_cstr(&why));
+        }
+        ds_destroy(&why);
     } else if (port->tx_request != XDP_DP_TX_NONE) {
         port->tx_mode = port->tx_request;
         ds_put_cstr(&port->tx_why, "other_config:xdp-tx");
@@ -810,6 +834,18 @@ update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
         ds_put_cstr(&port->tx_why, "an internal port");
     } else {
         port->tx_mode = choose_tx_mode(port, &port->tx_why);
+        if (port->tx_mode == XDP_DP_TX_SKB && port->attached) {
+            /* The skb path, into the peer's ingress where it can. */
+            struct ds why = DS_EMPTY_INITIALIZER;
+
+            if (dp_xdp_peer_eligible(port, &why)) {
+                port->tx_mode = XDP_DP_TX_PEER;
+                ds_put_format(&port->tx_why, "; a veth whose peer is in "
+                              "another namespace (id %d): into its "
+                              "ingress", port->peer.netnsid);
+            }
+            ds_destroy(&why);
+        }
     }
     if (!port->attached) {
         return 0;
@@ -818,6 +854,15 @@ update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
         .ifindex = netdev_get_ifindex(port->tx_netdev),
         .tx_mode = port->tx_mode,
     };
+    /* The peer's entry (or its removal) before the port's mode: a program
+     * that finds XDP_DP_TX_PEER without the entry sends the usual way. */
+    int error = dp_xdp_peer_write(dp, port);
+    if (error) {
+        VLOG_WARN("%s: port %s: cannot write its veth peer to the datapath "
+                  "(%s): transmitting by skb", dp->name,
+                  netdev_get_name(port->netdev), ovs_strerror(error));
+        port->tx_mode = value.tx_mode = XDP_DP_TX_SKB;
+    }
     return (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),
                                 &port_no, &value, BPF_ANY)
             ? errno : 0);
@@ -863,7 +908,7 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
                               "native, generic, best-effort, tc; ignored", value);
     } else if (!parse_xdp_tx(tx_value, &tx_request)) {
         cfg_error = xasprintf("other_config:xdp-tx=%s is not one of auto, "
-                              "redirect, skb; ignored", tx_value);
+                              "redirect, skb, peer; ignored", tx_value);
     }
 
     ovs_mutex_lock(&dp->port_mutex);
@@ -892,7 +937,7 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
         bool had_error = port->tx_error != NULL;
 
         port->tx_request = tx_request;
-        error = update_tx_mode(dp, port);
+        error = dp_xdp_port_update_tx_mode(dp, port);
         if (port->tx_error) {
             VLOG_WARN("%s: port %s: %s", dp->name,
                       netdev_get_name(port->netdev), port->tx_error);
@@ -933,7 +978,7 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
     detach_port(dp, port);
     error = attach_port(dp, port);
     if (!error) {
-        error = update_tx_mode(dp, port);
+        error = dp_xdp_port_update_tx_mode(dp, port);
     }
     if (error) {
         VLOG_WARN("%s: port %s: cannot attach in %s mode (%s): the port "

@@ -93,6 +93,14 @@ struct dp_xdp_port {
     struct netdev_saved_flags *sf;  /* Flags to restore (promiscuous mode)
                                      * when the port goes. */
     struct dp_xdp_police_cfg police;    /* Ingress policing. */
+
+    /* XDP_DP_TX_PEER (dpif-xdp-peer.c). */
+    bool not_veth;              /* Known to be no veth with a peer. */
+    bool has_peer;              /* 'peer' is valid: a veth whose peer is in
+                                 * another namespace. */
+    struct xdp_veth_peer peer;  /* What rtnetlink last said of the peer. */
+    uint64_t peer_tx_packets;   /* Sent into the peer while earlier entries */
+    uint64_t peer_tx_bytes;     /* of xdp_dp_peers were in place. */
 };
 
 /* A subtable: a distinct megaflow mask in use. */
@@ -226,6 +234,8 @@ struct dp_xdp {
                                      * pinned and no port has claimed. */
     int n_stale_links OVS_GUARDED;  /* Number of 'stale_links'. */
     long long int stale_deadline;   /* When to remove unclaimed links. */
+    long long int peer_check_deadline;  /* When to read the peers of veth
+                                         * ports again (dpif-xdp-peer.c). */
 
     /* Flows. */
     struct ovs_mutex flow_mutex;
@@ -305,6 +315,14 @@ int dpif_xdp_port_set_config(struct dpif *, odp_port_t, const struct smap *);
 struct netdev *dp_xdp_port_netdev_ref(struct dp_xdp *, odp_port_t);
 int dp_xdp_port_write_in_value(struct dp_xdp *dp, const struct dp_xdp_port *)
     OVS_REQUIRES(dp->port_mutex);
+int dp_xdp_port_update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *)
+    OVS_REQUIRES(dp->port_mutex);
+
+/* dpif-xdp-peer.c */
+bool dp_xdp_peer_eligible(struct dp_xdp_port *, struct ds *why);
+int dp_xdp_peer_write(struct dp_xdp *, struct dp_xdp_port *);
+void dp_xdp_peer_destroy(struct dp_xdp *, struct dp_xdp_port *);
+void dp_xdp_peer_run(struct dp_xdp *dp) OVS_REQUIRES(dp->port_mutex);
 /* The netdev of tunnel port 'port_no', whose class pushes and pops its
  * headers, or NULL if it is not a tunnel port.  The caller closes it. */
 struct netdev *dp_xdp_port_tnl_netdev_ref(struct dp_xdp *, odp_port_t);

@@ -149,6 +149,7 @@ format_stats(struct dp_xdp *dp, void *s_)
     put_counter(s, "tc-missed", x.n_tc_missed);
     put_counter(s, "tc-slow-path", x.n_tc_slow_path);
     put_counter(s, "tc-redirected", x.n_tc_redirected);
+    put_counter(s, "tc-peer", x.n_tc_peer);
     put_counter(s, "tc-error", x.n_tc_error);
     put_counter(s, "tc-tnl-no-csum", x.n_tc_tnl_no_csum);
 

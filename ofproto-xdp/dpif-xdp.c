@@ -425,6 +425,7 @@ dpif_xdp_run(struct dpif *dpif)
 
     ovs_mutex_lock(&dp->port_mutex);
     dp_xdp_check_devices(dp);
+    dp_xdp_peer_run(dp);
     if (dp->n_stale_links && time_msec() >= dp->stale_deadline) {
         for (int i = 0; i < dp->n_stale_links; i++) {
             char *path = xdp_pin_link_path(dp->name, dp->stale_links[i]);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 struct netdev;
+struct netdev_stats;
 
 extern const struct dpif_class dpif_xdp_class;
 
@@ -36,5 +37,6 @@ bool dpif_xdp_set_policing(struct netdev *, uint32_t kbits_rate,
                            uint32_t kbits_burst, uint32_t kpkts_rate,
                            uint32_t kpkts_burst, int *errorp);
 char *dpif_xdp_port_get_error(const struct netdev *);
+void dpif_xdp_add_peer_stats(const struct netdev *, struct netdev_stats *);
 
 #endif /* dpif-xdp.h */

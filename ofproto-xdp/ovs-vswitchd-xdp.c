@@ -126,6 +126,27 @@ __wrap_ofproto_vport_get_status(const struct ofproto *ofproto,
     return error;
 }
 
+/* Interface statistics.  A port in XDP_DP_TX_PEER mode sends into its
+ * veth peer past its own device's transmit path, whose counters the
+ * kernel reads back for netdev-linux (see ofproto-xdp/dpif-xdp-peer.c).
+ * bridge.c, ofproto and sFlow read them with netdev_get_stats(), so this
+ * program is linked with -Wl,--wrap=netdev_get_stats: what the datapath
+ * counted is added for the ports of xdp datapaths. */
+int __real_netdev_get_stats(const struct netdev *, struct netdev_stats *);
+int __wrap_netdev_get_stats(const struct netdev *, struct netdev_stats *);
+
+int
+__wrap_netdev_get_stats(const struct netdev *netdev,
+                        struct netdev_stats *stats)
+{
+    int error = __real_netdev_get_stats(netdev, stats);
+
+    if (!error) {
+        dpif_xdp_add_peer_stats(netdev, stats);
+    }
+    return error;
+}
+
 /* Running as another user (--user USER:GROUP).  OVS's daemon-unix.c keeps
  * the capabilities that the kernel datapath needs (CAP_NET_ADMIN,
  * CAP_NET_RAW, CAP_NET_BROADCAST, CAP_IPC_LOCK, CAP_NET_BIND_SERVICE) and

@@ -125,7 +125,7 @@
 #define FWD_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
 
 static const struct fwd_switch fwd_switches[] = {
-    { "floor", "bare XDP program, bpf_redirect() to the sink's veth",
+    { "floor", "bare XDP program, bpf_redirect() to the sink's veth (--sink=stack: bare TC program, bpf_redirect_peer())",
       FWD_FLOOR, NULL, false },
     { "ovs-xdp", "ovs-vswitchd-xdp, datapath_type=xdp",
       FWD_OVS_XDP, NULL, false },
@@ -223,7 +223,8 @@ Options:\n\
   --plot=FILE.png        draw a bar chart with gnuplot, if installed\n\
   --sink=xdp|stack       count at the sink with XDP (default), or at the\n\
                          TC hook of a veth end without XDP, as a\n\
-                         container's stack receives (no floor then)\n\
+                         container's stack receives (the floor is then\n\
+                         bpf_redirect_peer() at TC ingress)\n\
   -h, --help             display this help message\n",
            program_name, program_name, FWD_STOCK_VSWITCHD);
 }
@@ -673,10 +674,37 @@ fwd_floor_setup(struct fwd *fwd, struct ds *why)
         }
         fwd->redirect_skel = skel;
     }
+    if (fwd->opts.stack_sink) {
+        /* No XDP program: the kernel builds the skb, as for any switch on
+         * this path, and the floor hands it into the sink's namespace. */
+        int error = bench_tc_attach(
+            fwd->redirect_skel->progs.bench_redirect_peer, NULL,
+            fwd->gen.root_name, why);
+
+        fwd->floor_tc = !error;
+        return error;
+    }
     fwd->floor_link = bench_xdp_attach(
         fwd->redirect_skel->progs.bench_redirect, NULL, fwd->gen.root_name,
         why);
     return fwd->floor_link ? 0 : EIO;
+}
+
+/* Removes the --sink=stack floor's TC program and the clsact qdisc it
+ * made from the generator's switch-side end. */
+static void
+fwd_floor_tc_teardown(struct fwd *fwd)
+{
+    if (fwd->floor_tc) {
+        LIBBPF_OPTS(bpf_tc_hook, hook,
+                    .ifindex = if_nametoindex(fwd->gen.root_name),
+                    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+
+        if (hook.ifindex) {
+            bpf_tc_hook_destroy(&hook);
+        }
+        fwd->floor_tc = false;
+    }
 }
 
 static int
@@ -764,6 +792,7 @@ fwd_switch_teardown(struct fwd *fwd, const struct fwd_switch *sw)
     case FWD_FLOOR:
         bpf_link__destroy(fwd->floor_link);
         fwd->floor_link = NULL;
+        fwd_floor_tc_teardown(fwd);
         break;
     case FWD_OVS_XDP:
     case FWD_OVS_STOCK:
@@ -813,14 +842,6 @@ fwd_switch_setup(struct fwd *fwd, const struct fwd_switch *sw,
     }
     switch (sw->kind) {
     case FWD_FLOOR:
-        if (fwd->opts.stack_sink) {
-            /* A bare bpf_redirect() into a veth whose far end has no
-             * NAPI loses every frame: there is no such floor. */
-            ds_put_cstr(why, "no floor with --sink=stack: XDP redirect "
-                        "into a veth whose peer has no NAPI is lost");
-            error = EOPNOTSUPP;
-            break;
-        }
         error = fwd_floor_setup(fwd, why);
         break;
     case FWD_OVS_XDP:
@@ -1184,7 +1205,9 @@ fwd_print_table(const struct fwd *fwd)
     ds_put_format(&out, "sink: %s\n", (opts->stack_sink
                                          ? "a veth end without XDP, counted "
                                          "at its TC ingress hook (a "
-                                         "container's stack)"
+                                         "container's stack); the floor "
+                                         "is a bare TC program, "
+                                         "bpf_redirect_peer() into it"
                                          : "XDP on the far veth end"));
     ds_put_format(&out, "generator: BPF_PROG_TEST_RUN live frames on CPU %d "
                   "(batch %u); %ld CPUs online; Linux %s\n\n",
@@ -1557,6 +1580,7 @@ fwd_cleanup(void *fwd_)
     bench_ovs_destroy(&fwd->ovs_stock);
     bpf_link__destroy(fwd->floor_link);
     fwd->floor_link = NULL;
+    fwd_floor_tc_teardown(fwd);
     bpf_link__destroy(fwd->sink_link);
     fwd->sink_link = NULL;
     bench_pair_destroy(&fwd->gen);

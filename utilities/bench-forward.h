@@ -162,6 +162,8 @@ struct fwd {
     struct bench_redirect *redirect_skel;
     struct bpf_link *sink_link;     /* Sink program on the sink's veth0. */
     struct bpf_link *floor_link;    /* Floor program, while set up. */
+    bool floor_tc;                  /* --sink=stack floor's TC program on
+                                     * the generator's port? */
 
     struct bench_generator generator;
     const struct fwd_switch *active;    /* Switch set up now, or NULL. */

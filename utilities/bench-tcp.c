@@ -105,8 +105,9 @@ struct tcp_switch {
     enum tcp_kind kind;
     const char *port_type;      /* TCP_OVS_STOCK: Interface type, NULL for
                                  * system ports. */
-    const char *xdp_mode;       /* TCP_OVS_XDP: other_config:xdp-mode of
-                                 * both ports, NULL for the default. */
+    const char *other_config;   /* TCP_OVS_XDP: "key=value" for the
+                                 * other_config of both ports, NULL for
+                                 * the defaults. */
 };
 
 static const struct tcp_switch tcp_switches[] = {
@@ -119,10 +120,13 @@ static const struct tcp_switch tcp_switches[] = {
       NULL },
     { "ovs-xdp-drv", "the same with xdp-mode=best-effort (native where "
       "the kernel allows it; takes TSO from the namespaces)",
-      TCP_OVS_XDP, NULL, "best-effort" },
+      TCP_OVS_XDP, NULL, "xdp-mode=best-effort" },
     { "ovs-xdp-gen", "the same with xdp-mode=generic (the XDP program in "
       "generic mode; the kernel copies each GSO segment for it)",
-      TCP_OVS_XDP, NULL, "generic" },
+      TCP_OVS_XDP, NULL, "xdp-mode=generic" },
+    { "ovs-xdp-skb", "the same as ovs-xdp with xdp-tx=skb (bpf_redirect() "
+      "to the host's end, not straight into the namespace)",
+      TCP_OVS_XDP, NULL, "xdp-tx=skb" },
     { "ovs-system", "Debian ovs-vswitchd, datapath_type=netdev, system "
       "ports, actions=normal, userspace-tso-enable=true", TCP_OVS_STOCK,
       NULL, NULL },
@@ -141,7 +145,7 @@ static const struct tcp_switch tcp_switches[] = {
 #define TCP_N_SWITCHES ARRAY_SIZE(tcp_switches)
 #define TCP_FLOOR_IDX 0
 #define TCP_BRIDGE_IDX 1
-#define TCP_LINUX_VXLAN_IDX 7   /* "/bridge" of the VXLAN rows. */
+#define TCP_LINUX_VXLAN_IDX 8   /* "/bridge" of the VXLAN rows. */
 
 #define TCP_MAX_CASES 8         /* MTUs and stream counts, each. */
 #define TCP_MAX_RUNS 100
@@ -206,8 +210,9 @@ Options:\n\
   --mtus=LIST            comma-separated MTUs (default 1500,9000)\n\
   --streams=LIST         comma-separated parallel streams (default 1,4)\n\
   --switches=LIST        comma-separated, from: floor, linux-bridge,\n\
-                         ovs-xdp, ovs-xdp-drv, ovs-xdp-gen, ovs-system,\n\
-                         ovs-afxdp, linux-vxlan, ovs-xdp-vxlan, tc-parse\n\
+                         ovs-xdp, ovs-xdp-drv, ovs-xdp-gen, ovs-xdp-skb,\n\
+                         ovs-system, ovs-afxdp, linux-vxlan,\n\
+                         ovs-xdp-vxlan, tc-parse\n\
                          (default: all)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
                          or from $PATH)\n\
@@ -441,13 +446,13 @@ tcp_ovs_setup(struct tcp_bench *tb, const struct tcp_switch *sw,
                                  sw->kind == TCP_OVS_XDP ? "xdp" : "netdev",
                                  sw->port_type, ports, ARRAY_SIZE(ports),
                                  flows, ARRAY_SIZE(flows), why);
-    if (!error && sw->xdp_mode) {
+    if (!error && sw->other_config) {
         struct ds output = DS_EMPTY_INITIALIZER;
 
         if (bench_ovs_run(ovs, &output, "ovs-vsctl set interface %s "
-                          "other_config:xdp-mode=%s -- set interface %s "
-                          "other_config:xdp-mode=%s", ports[0], sw->xdp_mode,
-                          ports[1], sw->xdp_mode)) {
+                          "other_config:%s -- set interface %s "
+                          "other_config:%s", ports[0], sw->other_config,
+                          ports[1], sw->other_config)) {
             bench_explain(why, "ovs-vsctl set interface", 1, &output);
             error = EIO;
         }
