@@ -199,8 +199,9 @@ classify_csub(const __u32 *kw, __u32 *ck, __u32 i, int calls)
  * ckeys_lookup_N(), costs less.  ovs-xdp-bench fastpath measured the
  * choices. */
 static __always_inline struct xdp_flow *
-classify_compiled(const struct xdp_flow_key *key, __u32 *ck,
-                  __u32 *n_visited, struct xdp_dp_stats *dp_stats)
+classify_compiled__(const struct xdp_flow_key *key, __u32 *ck,
+                    __u32 *n_visited, struct xdp_dp_stats *dp_stats,
+                    __u32 *hit)
 {
     const __u32 *kw = (const __u32 *) key;
     struct xdp_flow *flow;
@@ -220,6 +221,7 @@ classify_compiled(const struct xdp_flow_key *key, __u32 *ck,
             if (dp_stats && slot < XDP_DP_MAX_MASKS) {
                 dp_stats->mask_hits[slot]++;
             }
+            *hit = i;
             return flow;
         }
     }
@@ -236,11 +238,98 @@ classify_compiled(const struct xdp_flow_key *key, __u32 *ck,
             if (dp_stats && slot < XDP_DP_MAX_MASKS) {
                 dp_stats->mask_hits[slot]++;
             }
+            *hit = i;
             return flow;
         }
     }
     *n_visited += xdp_dp_cfg.n_csubs;
     return NULL;
+}
+
+/* The mask cache's hash of 'key': of the fields that tell microflows
+ * apart in practice (ports, addresses, protocol).  Two microflows with the
+ * same hash only share an entry, which costs a lookup, not a wrong
+ * answer. */
+static __always_inline __u32
+mask_cache_hash(const struct xdp_flow_key *key)
+{
+    const __u32 *v6 = (const __u32 *) key->ipv6_src;
+    __u32 h = key->in_port * 0x9e3779b1u;
+
+    h ^= key->recirc_id * 0x85ebca77u;
+    h = (h ^ key->nw_src) * 0xc2b2ae3du;
+    h = (h ^ key->nw_dst) * 0x27d4eb2fu;
+    h = (h ^ v6[3] ^ v6[7]) * 0x165667b1u;
+    h = (h ^ ((__u32) key->tp_src << 16 | key->tp_dst)) * 0x9e3779b1u;
+    h ^= (__u32) key->nw_proto << 16 | key->eth_type;
+
+    /* Murmur3's finalizer: the multiplications above carry a bit only
+     * upward, and the cache is indexed by the low bits. */
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    return h ^ (h >> 16);
+}
+
+/* Finds the flow for 'key' with the compiled classifier (see
+ * classify_compiled__()), through the mask cache when the program has
+ * XDP_DP_MASK_CACHE_MIN compiled subtables or more.
+ *
+ * With many subtables a packet pays a lookup in each one before its own;
+ * the kernel datapath's answer is a per-CPU mask cache, and so is ours:
+ * an entry of the set of the packet's hash names the compiled subtable
+ * that its microflow hit last, which is tried first, and a packet that
+ * hits elsewhere (a new microflow, one pushed out of its set, a table
+ * that changed) becomes the set's latest.  Two microflows per set: with
+ * one, a thousand microflows over 4096 entries pushed each other out
+ * often enough to cost a third of what the cache saved.  Any subtable
+ * that holds a matching megaflow gives a right answer: the datapath's
+ * megaflows do not overlap, and when they do any one of them is as good
+ * as another, as in every OVS datapath. */
+static __always_inline struct xdp_flow *
+classify_compiled(const struct xdp_flow_key *key, __u32 *ck,
+                  __u32 *n_visited, struct xdp_dp_stats *dp_stats)
+{
+    struct xdp_dp_mask_cache_entry *e = NULL;
+    struct xdp_flow *flow;
+    __u32 hash = 0, hit;
+
+    if (xdp_dp_cfg.n_csubs >= XDP_DP_MASK_CACHE_MIN) {
+        __u32 set, csub = 0;
+
+        hash = mask_cache_hash(key);
+        set = hash & (XDP_DP_MASK_CACHE_SETS - 1);
+        e = bpf_map_lookup_elem(&xdp_dp_mask_cache, &set);
+        if (e) {
+            csub = (e->hash[0] == hash ? e->csub[0]
+                    : e->hash[1] == hash ? e->csub[1] : 0);
+        }
+        if (csub && csub <= xdp_dp_cfg.n_csubs && csub <= XDP_DP_MAX_CSUBS) {
+            __u32 i = csub - 1;
+
+            flow = classify_csub((const __u32 *) key, ck, i, 1);
+            if (flow) {
+                __u32 slot = xdp_dp_cfg.csubs[i].slot;
+
+                *n_visited += 1;
+                if (dp_stats && slot < XDP_DP_MAX_MASKS) {
+                    dp_stats->mask_hits[slot]++;
+                }
+                return flow;
+            }
+        }
+    }
+    flow = classify_compiled__(key, ck, n_visited, dp_stats, &hit);
+    if (flow && e) {
+        if (e->hash[0] != hash) {
+            e->hash[1] = e->hash[0];
+            e->csub[1] = e->csub[0];
+            e->hash[0] = hash;
+        }
+        e->csub[0] = hit + 1;
+    }
+    return flow;
 }
 
 #endif /* xdp-dp-classify.h */

@@ -39,6 +39,14 @@ struct {
     __type(value, struct xdp_dp_peer);
 } xdp_dp_peers SEC(".maps");
 
+/* The mask cache of compiled programs (see classify_compiled()). */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, XDP_DP_MASK_CACHE_SETS);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_mask_cache_entry);
+} xdp_dp_mask_cache SEC(".maps");
+
 /* Datapath port number -> device, for bpf_redirect_map(). */
 struct {
     __uint(type, BPF_MAP_TYPE_DEVMAP_HASH);

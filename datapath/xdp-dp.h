@@ -371,6 +371,19 @@ struct xdp_dp_mask_list {
     __u32 slots[XDP_DP_MAX_MASKS];  /* Subtable (mask) slots, in order. */
 };
 
+/* The mask cache: which compiled subtable a microflow hit last, per CPU,
+ * in sets of two, the set indexed by a hash of its key (see
+ * classify_compiled()).  As the kernel datapath's mask cache, it only says
+ * where to look first. */
+#define XDP_DP_MASK_CACHE_SETS 2048     /* Sets per CPU, a power of 2. */
+#define XDP_DP_MASK_CACHE_MIN 4         /* Compiled subtables from which a
+                                         * program uses it. */
+struct xdp_dp_mask_cache_entry {
+    __u32 hash[2];              /* Microflows' hashes, the latest first... */
+    __u32 csub[2];              /* ...and the indexes of their compiled
+                                 * subtables, plus 1 (0: empty). */
+};
+
 /* A subtable: its mask.  Indexed by mask slot. */
 struct xdp_dp_mask {
     struct xdp_flow_key mask;   /* The megaflow mask. */
