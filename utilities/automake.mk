@@ -16,6 +16,7 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-forward.h \
 	utilities/bench-forward-ct.c \
 	utilities/bench-forward-monitor.c \
+	utilities/bench-forward-mflow.c \
 	utilities/bench-forward-tnl.c \
 	utilities/bench-fuzz.c \
 	utilities/bench-generator.c \

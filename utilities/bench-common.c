@@ -938,6 +938,9 @@ bench_ovs_destroy(struct bench_ovs *ovs)
     ovs->vswitchd = ovs->other_config = ovs->error = NULL;
 }
 
+/* More flows than this go to ovs-ofctl in one file. */
+#define BENCH_FLOWS_ONE_BY_ONE 16
+
 /* Starts 'ovs' if needed and adds bridge 'bridge' with 'datapath_type',
  * fail-mode secure (no flow but 'flows'), the 'n_ports' 'ports' (of
  * Interface type 'port_type', NULL for system ports) and the 'n_flows'
@@ -999,6 +1002,33 @@ bench_ovs_add_bridge(struct bench_ovs *ovs, const char *bridge,
         }
     }
 
+    if (n_flows > BENCH_FLOWS_ONE_BY_ONE) {
+        /* One ovs-ofctl for all of them (ovs-xdp-bench forward
+         * --megaflows), through a file in the run directory. */
+        char *file = xasprintf("%s/flows.txt", ovs->dir);
+        FILE *stream = fopen(file, "w");
+
+        if (!stream) {
+            ds_put_format(why, "%s: %s", file, ovs_strerror(errno));
+            free(file);
+            error = EIO;
+            goto out;
+        }
+        for (size_t i = 0; i < n_flows; i++) {
+            fprintf(stream, "%s\n", flows[i]);
+        }
+        fclose(stream);
+        ds_clear(&output);
+        status = bench_ovs_run(ovs, &output, "ovs-ofctl add-flows %s %s",
+                               bridge, file);
+        free(file);
+        if (status) {
+            bench_explain(why, "ovs-ofctl add-flows", status, &output);
+            error = EIO;
+            goto out;
+        }
+        n_flows = 0;
+    }
     for (size_t i = 0; i < n_flows; i++) {
         ds_clear(&output);
         status = bench_ovs_run(ovs, &output, "ovs-ofctl add-flow %s '%s'",

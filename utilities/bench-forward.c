@@ -221,6 +221,10 @@ Options:\n\
                          %s)\n\
   --json=FILE            also write the results to FILE\n\
   --plot=FILE.png        draw a bar chart with gnuplot, if installed\n\
+  --megaflows=N          N OpenFlow rules, one per UDP source port, and\n\
+                         the stream over all N (stateless pipeline)\n\
+  --masks=M              spread the rules so that their megaflows have M\n\
+                         masks (1 to 16, default 1)\n\
   --sink=xdp|stack       count at the sink with XDP (default), or at the\n\
                          TC hook of a veth end without XDP, as a\n\
                          container's stack receives (the floor is then\n\
@@ -395,6 +399,8 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         OPT_PLOT,
         OPT_SINK,
         OPT_TUNNEL,
+        OPT_MEGAFLOWS,
+        OPT_MASKS,
     };
     static const struct option long_options[] = {
         {"duration", required_argument, NULL, OPT_DURATION},
@@ -411,12 +417,15 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         {"plot", required_argument, NULL, OPT_PLOT},
         {"sink", required_argument, NULL, OPT_SINK},
         {"tunnel", required_argument, NULL, OPT_TUNNEL},
+        {"megaflows", required_argument, NULL, OPT_MEGAFLOWS},
+        {"masks", required_argument, NULL, OPT_MASKS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     char *short_options = ovs_cmdl_long_options_to_short_options(long_options);
     struct fwd_options *opts = &fwd->opts;
     bool tunnels[FWD_N_PIPELINES] = { false };
+    bool flows_set = false;
     bool cpu_set = false;
 
     opts->duration = 5;
@@ -447,6 +456,15 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
             break;
         case OPT_FLOWS:
             opts->n_flows = fwd_parse_count("--flows", optarg, 60000);
+            flows_set = true;
+            break;
+        case OPT_MEGAFLOWS:
+            opts->n_megaflows = fwd_parse_count("--megaflows", optarg,
+                                                60000);
+            break;
+        case OPT_MASKS:
+            opts->n_masks = fwd_parse_count("--masks", optarg,
+                                            FWD_MAX_MASKS);
             break;
         case OPT_SWITCHES:
             bench_select(optarg, fwd_switch_name, FWD_N_SWITCHES,
@@ -510,6 +528,26 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
     }
     for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
         opts->pipelines[p] |= tunnels[p];
+    }
+    if (opts->n_masks && !opts->n_megaflows) {
+        ovs_fatal(0, "--masks goes with --megaflows");
+    } else if (opts->n_megaflows) {
+        if (flows_set) {
+            ovs_fatal(0, "--megaflows sets the number of flows: no --flows "
+                      "with it");
+        }
+        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+            if (opts->pipelines[p] && p != FWD_STATELESS) {
+                ovs_fatal(0, "--megaflows is for the stateless pipeline "
+                          "only");
+            }
+        }
+        opts->n_masks = MAX(opts->n_masks, 1);
+        if (opts->n_masks > opts->n_megaflows) {
+            ovs_fatal(0, "--masks: more masks (%u) than megaflows (%u)",
+                      opts->n_masks, opts->n_megaflows);
+        }
+        opts->n_flows = opts->n_megaflows;
     }
 
     if (!cpu_set) {
@@ -717,6 +755,9 @@ fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw,
 
     if (sw->normal) {
         svec_add(&flows, "actions=normal");
+    } else if (fwd->opts.n_megaflows) {
+        fwd_megaflow_flows(&fwd->opts, fwd->gen.root_name,
+                           fwd->sink.root_name, &flows);
     } else {
         fwd_ovs_flows(p, fwd->gen.root_name, fwd->sink.root_name, &flows);
     }
@@ -964,6 +1005,9 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
                         && sw->kind == FWD_OVS_XDP);
     bool tunnel = fwd_pipeline_is_tunnel(p) && sw->kind != FWD_FLOOR;
     bool xdp_tnl = tunnel && sw->kind == FWD_OVS_XDP;
+    bool mflow = (fwd->opts.n_megaflows && !sw->normal
+                  && (sw->kind == FWD_OVS_XDP || sw->kind == FWD_OVS_STOCK));
+    struct fwd_megaflow_counts mflow_before;
     struct fwd_monitor_counts mon_before, mon_after;
     struct fwd_tnl_counts tnl_before, tnl_after;
     struct fwd_ct_counts ct_before, ct_after;
@@ -1023,6 +1067,9 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
     if (xdp_tnl) {
         fwd_tnl_counts(fwd, &tnl_before);
     }
+    if (mflow) {
+        fwd_megaflow_counts(fwd, sw, &mflow_before);
+    }
     fwd_snapshot(fwd, &before);
     bench_sleep(fwd->opts.duration);
     fwd_snapshot(fwd, &after);
@@ -1048,6 +1095,12 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
                       fwd_nft_counter(fwd, "dropped"));
     } else if (stateful) {
         fwd_ovs_put_ct_flows(fwd, sw, &note);
+    }
+    if (mflow) {
+        struct fwd_megaflow_counts mflow_after;
+
+        fwd_megaflow_counts(fwd, sw, &mflow_after);
+        fwd_megaflow_note(fwd, sw, &mflow_before, &mflow_after, &note);
     }
 
     error = bench_generator_stop(&fwd->generator, why);
@@ -1083,7 +1136,7 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
     if (xdp_tnl) {
         fwd_tnl_note(p, &tnl_before, &tnl_after, frames, &note);
     }
-    if (stateful || xdp_monitor || xdp_tnl) {
+    if (stateful || xdp_monitor || xdp_tnl || mflow) {
         free(r->state_note);
         r->state_note = ds_steal_cstr(&note);
     }
@@ -1202,6 +1255,11 @@ fwd_print_table(const struct fwd *fwd)
                   FWD_FRAME_SIZE, opts->n_flows, opts->n_flows > 1 ? "s" : "",
                   opts->runs, opts->runs > 1 ? "s" : "", opts->duration,
                   opts->warmup);
+    if (opts->n_megaflows) {
+        ds_put_format(&out, "flow table: one OpenFlow rule per flow (UDP "
+                      "source port), spread for %u megaflow mask%s\n",
+                      opts->n_masks, opts->n_masks > 1 ? "s" : "");
+    }
     ds_put_format(&out, "sink: %s\n", (opts->stack_sink
                                          ? "a veth end without XDP, counted "
                                          "at its TC ingress hook (a "
@@ -1388,6 +1446,8 @@ fwd_write_json(const struct fwd *fwd)
     json_object_put_string(top, "mode", "forward");
     json_object_put(top, "frame_size", json_integer_create(FWD_FRAME_SIZE));
     json_object_put(top, "flows", json_integer_create(opts->n_flows));
+    json_object_put(top, "megaflows", json_integer_create(opts->n_megaflows));
+    json_object_put(top, "masks", json_integer_create(opts->n_masks));
     json_object_put(top, "duration", json_real_create(opts->duration));
     json_object_put(top, "warmup", json_real_create(opts->warmup));
     json_object_put(top, "runs", json_integer_create(opts->runs));

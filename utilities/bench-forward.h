@@ -127,6 +127,9 @@ struct fwd_options {
     double warmup;              /* Seconds of traffic before measuring. */
     int runs;                   /* Runs per switch. */
     unsigned int n_flows;       /* Distinct UDP source ports. */
+    unsigned int n_megaflows;   /* --megaflows: that many OpenFlow rules,
+                                 * one per source port, or 0. */
+    unsigned int n_masks;       /* --masks: over that many masks. */
     int cpu;                    /* Generator's CPU. */
     unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
     char *json_file;            /* --json, or NULL. */
@@ -195,6 +198,23 @@ const char *fwd_stream_dst(enum fwd_pipeline);
 struct bench_ovs *fwd_switch_ovs(struct fwd *, const struct fwd_switch *);
 unsigned long long fwd_read_sink(const struct fwd *,
                                  enum bench_sink_counter);
+
+/* bench-forward-mflow.c: --megaflows and --masks. */
+#define FWD_MAX_MASKS 16
+void fwd_megaflow_flows(const struct fwd_options *, const char *a,
+                        const char *b, struct svec *flows);
+struct fwd_megaflow_counts {
+    long long int n_flows;      /* Datapath flows. */
+    long long int n_masks;      /* Their masks. */
+    long long int n_hit;        /* Packets that hit a flow. */
+    long long int n_mask_hit;   /* Subtables looked up for them. */
+};
+void fwd_megaflow_counts(struct fwd *, const struct fwd_switch *,
+                         struct fwd_megaflow_counts *);
+void fwd_megaflow_note(struct fwd *, const struct fwd_switch *,
+                       const struct fwd_megaflow_counts *before,
+                       const struct fwd_megaflow_counts *after,
+                       struct ds *note);
 
 /* bench-forward-monitor.c: the sflow and meter pipelines. */
 #define FWD_SFLOW_SAMPLING 64
