@@ -115,7 +115,12 @@ fwd_megaflow_note(struct fwd *fwd, const struct fwd_switch *sw,
         ds_put_char(note, '\n');
     }
     ds_put_format(note, "datapath at the end of the run (dpctl/show): "
-                  "%lld flows, %lld masks", after->n_flows, after->n_masks);
+                  "%lld flows, ", after->n_flows);
+    if (after->n_masks >= 0) {
+        ds_put_format(note, "%lld masks", after->n_masks);
+    } else {
+        ds_put_cstr(note, "masks not shown");
+    }
     if (hits > 0 && before->n_mask_hit >= 0 && after->n_mask_hit >= 0) {
         ds_put_format(note, "; %.2f subtables looked up per packet while "
                       "measuring", (double) (after->n_mask_hit
