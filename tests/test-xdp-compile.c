@@ -227,6 +227,8 @@ struct xc_run {
 /* What a phase saw, for its "coverage" check. */
 struct xc_coverage {
     int csub_hits;              /* Hits found by the compiled lookups. */
+    int cache_hits;             /* Of those, found again through the mask
+                                 * cache by one lookup. */
     int fallback_hits;          /* Hits found by the fallback. */
     int slow_paths;             /* Compiled runs handed to ovs-vswitchd for
                                  * want of action code. */
@@ -237,6 +239,7 @@ enum {
     XC_WANT_CSUB = 1 << 0,
     XC_WANT_FALLBACK = 1 << 1,
     XC_WANT_SLOW = 1 << 2,
+    XC_WANT_CACHE = 1 << 3,
 };
 
 /* Checks. */
@@ -425,6 +428,33 @@ xc_run_destroy(struct xc_run *r)
     free(r->d_packets);
     free(r->d_bytes);
     free(r->tcp_flags);
+}
+
+/* Empties the compiled programs' mask cache (see classify_compiled() in
+ * datapath/xdp-dp-classify.h) on every CPU, in one batch, so that a
+ * compiled lookup's n_mask_hit is the position of the subtable it found
+ * the packet in. */
+static void
+xc_clear_mask_cache(struct xc_ctx *ctx)
+{
+    int n_cpus = libbpf_num_possible_cpus();
+    uint32_t n = XDP_DP_MASK_CACHE_SETS;
+    uint32_t *keys = xmalloc(n * sizeof *keys);
+    struct xdp_dp_mask_cache_entry *values;
+    int error;
+
+    values = xcalloc((size_t) n * MAX(n_cpus, 1), sizeof *values);
+    for (uint32_t i = 0; i < n; i++) {
+        keys[i] = i;
+    }
+    error = bpf_map_update_batch(
+        bpf_map__fd(ctx->dp->skel->maps.xdp_dp_mask_cache), keys, values,
+        &n, NULL);
+    if (error) {
+        ovs_fatal(-error, "cannot clear the mask cache");
+    }
+    free(keys);
+    free(values);
 }
 
 /* Runs 'frame' ('len' bytes) 'repeat' times through program 'prog_fd' and
@@ -971,6 +1001,49 @@ xc_sabotage_cmap(struct xc_ctx *ctx, const struct xc_state *st)
     ovs_mutex_unlock(&dp->flow_mutex);
 }
 
+/* A frame that the compiled program 'prog_fd' found in compiled subtable
+ * position 2 or later ('c', after an empty mask cache), in a program with
+ * XDP_DP_MASK_CACHE_MIN compiled subtables or more, runs again: the mask
+ * cache must take it to the same flow with one lookup. */
+static void
+xc_check_mask_cache(struct xc_ctx *ctx, const struct xc_state *st,
+                    int prog_fd, const struct xc_frame *frame,
+                    const struct xc_run *c, struct xc_coverage *cov,
+                    struct ds *why)
+{
+    const struct xc_flow *f = c->hit >= 0 ? ctx->flows[c->hit] : NULL;
+    struct xc_run again;
+    int pos;
+
+    if (!st->compiled || st->cfg.n_csubs < XDP_DP_MASK_CACHE_MIN || !f
+        || f->mask_slot < 0 || frame->spec->xdp_upcalls || c->n_upcalls
+        || c->d.n_fallback || !st->direct[f->mask_slot]) {
+        return;
+    }
+    pos = st->csub_pos[f->mask_slot];
+    if (pos < 1 || c->d.n_mask_hit != (uint64_t) pos + 1) {
+        return;
+    }
+    xc_run_init(&again, ctx->n_flows);
+    xc_run(ctx, prog_fd, frame->data, frame->len, 1, &again);
+    for (size_t k = 0; k < ctx->n_flows; k++) {
+        ctx->flows[k]->n_packets += again.d_packets[k];
+        ctx->flows[k]->n_bytes += again.d_bytes[k];
+    }
+    if (again.hit != c->hit || again.d.n_mask_hit != 1
+        || again.d.n_fallback) {
+        ds_put_format(why, "\n    compiled, again: flow %s of compiled "
+                      "subtable %d found %s with n_mask_hit +%"PRIu64
+                      " and n_fallback +%"PRIu64", expected the same flow "
+                      "with +1 and +0 through the mask cache", f->name,
+                      pos + 1, again.hit == c->hit ? "again" : "not",
+                      again.d.n_mask_hit, again.d.n_fallback);
+    } else {
+        cov->cache_hits++;
+    }
+    xc_run_destroy(&again);
+}
+
 /* Runs every frame through both programs with every port layout and
  * compares, then checks the compact maps, the flow counters and that the
  * phase exercised what 'want' (XC_WANT_*) says. */
@@ -1022,6 +1095,7 @@ xc_phase(struct xc_ctx *ctx, const char *phase, int want)
 
             xc_run_init(&c, ctx->n_flows);
             xc_run_init(&g, ctx->n_flows);
+            xc_clear_mask_cache(ctx);
             xc_run(ctx, prog_fd, frame->data, frame->len, 1, &c);
             xc_run(ctx, generic_fd, g_in, frame->len, g_repeat, &g);
             for (size_t k = 0; k < ctx->n_flows; k++) {
@@ -1029,6 +1103,7 @@ xc_phase(struct xc_ctx *ctx, const char *phase, int want)
                 ctx->flows[k]->n_bytes += c.d_bytes[k] + g.d_bytes[k];
             }
             xc_compare(ctx, &st, frame, &c, &g, &cov, &why);
+            xc_check_mask_cache(ctx, &st, prog_fd, frame, &c, &cov, &why);
 
             snprintf(what, sizeof what, "%s@%s", frame->spec->name,
                      xc_layouts[l].name);
@@ -1057,6 +1132,10 @@ xc_phase(struct xc_ctx *ctx, const char *phase, int want)
     if (want) {
         if (want & XC_WANT_CSUB && !cov.csub_hits) {
             ds_put_cstr(&why, "\n    no hit found by a compiled lookup");
+        }
+        if (want & XC_WANT_CACHE && !cov.cache_hits) {
+            ds_put_cstr(&why, "\n    no hit found again through the mask "
+                        "cache");
         }
         if (want & XC_WANT_FALLBACK && !cov.fallback_hits) {
             ds_put_cstr(&why, "\n    no hit found by the fallback");
@@ -1324,7 +1403,7 @@ do_table(struct xc_ctx *ctx)
     xc_compile(ctx, "1.compiled", &(struct xc_cfg_expect) {
                    .parse_l4 = 0, .full_key = true, .compact_max = true,
                    .absent_bits = new_bits });
-    xc_phase(ctx, "1.compiled", XC_WANT_CSUB);
+    xc_phase(ctx, "1.compiled", XC_WANT_CSUB | XC_WANT_CACHE);
 
     xc_put_specs(ctx, "2.added", table2, ARRAY_SIZE(table2));
     xc_modify(ctx, "2.added", "p1-arp-reply", "2,5");
