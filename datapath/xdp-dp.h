@@ -430,8 +430,9 @@ struct xdp_dp_port {
  * addressed to the peer's own Ethernet address and no longer than its MTU
  * allows, as eth_type_trans() and is_skb_forwardable() would have let it
  * through, and send everything else the usual way.  The kernel drops it if
- * the peer is in our own namespace: ovs-vswitchd chooses this mode only
- * for a peer elsewhere.
+ * the peer is in our own namespace, and it would bypass an XDP program on
+ * the peer (which runs in the veth's driver): ovs-vswitchd chooses this
+ * mode only for a peer elsewhere without one.
  *
  * It also passes by the port device's transmit path: its qdisc (ports
  * with QoS never get this mode) and its transmit counters, which the

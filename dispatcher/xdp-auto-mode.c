@@ -221,8 +221,8 @@ xdp_auto_mode(const char *name, int ifindex, struct ds *why)
 /* Finds out where the peer of veth 'ifindex' lives and what it is, for
  * bpf_redirect_peer() (see struct xdp_dp_peer in datapath/xdp-dp.h), with
  * the same rtnetlink requests as xdp_auto_mode().  Returns 0 and fills
- * in '*peer' if the device is a veth whose peer is in another namespace
- * and has an Ethernet address; otherwise returns a positive errno and
+ * in '*peer' if the device is a veth whose peer is in another namespace,
+ * has an Ethernet address and runs no XDP program; otherwise returns a positive errno and
  * puts the reason in 'why': EOPNOTSUPP for a device that is no veth with
  * a peer (which it will never be), ENOENT for a veth whose peer is not
  * such a one now. */
@@ -255,6 +255,12 @@ xdp_veth_peer_get(int ifindex, struct xdp_veth_peer *peer, struct ds *why)
     }
     if (eth_addr_is_zero(facts.mac) || facts.mtu <= 0) {
         ds_put_cstr(why, "a veth whose peer has no Ethernet address");
+        return ENOENT;
+    } else if (facts.xdp_attached != XDP_ATTACHED_NONE) {
+        /* bpf_redirect_peer() hands the skb to the peer past its driver,
+         * where a native XDP program runs. */
+        ds_put_cstr(why, "a veth whose peer runs XDP, which going straight "
+                    "into its ingress would bypass");
         return ENOENT;
     }
     peer->netnsid = dev.link_netnsid;

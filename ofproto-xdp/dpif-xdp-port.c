@@ -843,6 +843,9 @@ dp_xdp_port_update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
                 ds_put_format(&port->tx_why, "; a veth whose peer is in "
                               "another namespace (id %d): into its "
                               "ingress", port->peer.netnsid);
+            } else if (!port->not_veth) {
+                ds_put_format(&port->tx_why, "; not into the peer's "
+                              "ingress: %s", ds_cstr(&why));
             }
             ds_destroy(&why);
         }
