@@ -222,10 +222,10 @@ xdp_auto_mode(const char *name, int ifindex, struct ds *why)
  * bpf_redirect_peer() (see struct xdp_dp_peer in datapath/xdp-dp.h), with
  * the same rtnetlink requests as xdp_auto_mode().  Returns 0 and fills
  * in '*peer' if the device is a veth whose peer is in another namespace,
- * has an Ethernet address and runs no XDP program; otherwise returns a positive errno and
- * puts the reason in 'why': EOPNOTSUPP for a device that is no veth with
- * a peer (which it will never be), ENOENT for a veth whose peer is not
- * such a one now. */
+ * has an Ethernet address and runs no XDP program; otherwise returns a
+ * positive errno and puts the reason in 'why': EOPNOTSUPP for a device
+ * that is no veth with a peer (which it will never be), ENOENT for a veth
+ * whose peer is not such a one now. */
 int
 xdp_veth_peer_get(int ifindex, struct xdp_veth_peer *peer, struct ds *why)
 {

@@ -35,11 +35,11 @@
  * for ofproto (ovs-vswitchd-xdp.c wraps netdev_get_stats()).
  *
  * The peer's namespace sends us no rtnetlink events, so a change there
- * (its address, its MTU, the device moving to another namespace) is seen
- * by polling: every DP_XDP_PEER_CHECK_MS, and whenever the port's own
- * device changes.  Until then the programs act on what they last knew: a
- * frame for a changed address goes the usual way, and one for the old
- * address still goes straight in. */
+ * (its address, its MTU, an XDP program attached to it, the device moving
+ * to another namespace) is seen by polling, every DP_XDP_PEER_CHECK_MS.
+ * Until then the programs act on what they last knew: a frame for a
+ * changed address goes the usual way, and one for the old address still
+ * goes straight in. */
 
 #include <config.h>
 

@@ -125,7 +125,8 @@
 #define FWD_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
 
 static const struct fwd_switch fwd_switches[] = {
-    { "floor", "bare XDP program, bpf_redirect() to the sink's veth (--sink=stack: bare TC program, bpf_redirect_peer())",
+    { "floor", "bare XDP program, bpf_redirect() to the sink's veth "
+      "(--sink=stack: bare TC program, bpf_redirect_peer())",
       FWD_FLOOR, NULL, false },
     { "ovs-xdp", "ovs-vswitchd-xdp, datapath_type=xdp",
       FWD_OVS_XDP, NULL, false },
