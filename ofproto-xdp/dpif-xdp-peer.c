@@ -199,19 +199,7 @@ dp_xdp_peer_run(struct dp_xdp *dp)
         ds_destroy(&why);
         if (had_peer != port->has_peer
             || (port->has_peer && memcmp(&old, &port->peer, sizeof old))) {
-            enum xdp_dp_tx_mode old_mode = port->tx_mode;
-            bool had_error = port->tx_error != NULL;
-
-            dp_xdp_port_update_tx_mode(dp, port);
-            if (port->tx_mode != old_mode) {
-                VLOG_INFO("%s: port %s: transmit by %s (%s)", dp->name,
-                          netdev_get_name(port->netdev),
-                          dp_xdp_tx_mode_to_string(port->tx_mode),
-                          ds_cstr(&port->tx_why));
-            }
-            if (had_error || port->tx_error) {
-                dp_xdp_port_error_changed();
-            }
+            dp_xdp_port_retx(dp, port);
         }
     }
 }

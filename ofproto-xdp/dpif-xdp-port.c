@@ -871,6 +871,32 @@ dp_xdp_port_update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *port)
             ? errno : 0);
 }
 
+/* Chooses again how XDP transmits on 'port' (dp_xdp_port_update_tx_mode())
+ * and says so: a refused request in the log and the Interface's error
+ * column, a new mode in the log.  Returns 0 or a positive errno. */
+int
+dp_xdp_port_retx(struct dp_xdp *dp, struct dp_xdp_port *port)
+    OVS_REQUIRES(dp->port_mutex)
+{
+    enum xdp_dp_tx_mode old_mode = port->tx_mode;
+    bool had_error = port->tx_error != NULL;
+    int error = dp_xdp_port_update_tx_mode(dp, port);
+
+    if (port->tx_error) {
+        VLOG_WARN("%s: port %s: %s", dp->name,
+                  netdev_get_name(port->netdev), port->tx_error);
+    } else if (port->tx_mode != old_mode) {
+        VLOG_INFO("%s: port %s: transmit by %s (%s)", dp->name,
+                  netdev_get_name(port->netdev),
+                  dp_xdp_tx_mode_to_string(port->tx_mode),
+                  ds_cstr(&port->tx_why));
+    }
+    if (had_error || port->tx_error) {
+        dp_xdp_port_error_changed();
+    }
+    return error;
+}
+
 /* The Interface's other_config reaches the datapath here.  other_config,
  * not options: ofproto hands 'options' to the netdev, and Linux system
  * devices take none, while other_config goes to the datapath (as
@@ -936,23 +962,8 @@ dpif_xdp_port_set_config(struct dpif *dpif, odp_port_t port_no,
         dp_xdp_port_error_changed();
     }
     if (update_qos_type(port) || tx_request != port->tx_request) {
-        enum xdp_dp_tx_mode old_mode = port->tx_mode;
-        bool had_error = port->tx_error != NULL;
-
         port->tx_request = tx_request;
-        error = dp_xdp_port_update_tx_mode(dp, port);
-        if (port->tx_error) {
-            VLOG_WARN("%s: port %s: %s", dp->name,
-                      netdev_get_name(port->netdev), port->tx_error);
-        } else if (port->tx_mode != old_mode) {
-            VLOG_INFO("%s: port %s: transmit by %s (%s)", dp->name,
-                      netdev_get_name(port->netdev),
-                      dp_xdp_tx_mode_to_string(port->tx_mode),
-                      ds_cstr(&port->tx_why));
-        }
-        if (had_error || port->tx_error) {
-            dp_xdp_port_error_changed();
-        }
+        error = dp_xdp_port_retx(dp, port);
     } else if (port->tx_error) {
         /* bridge.c cleared the Interface's error column before calling us:
          * have it ask again. */

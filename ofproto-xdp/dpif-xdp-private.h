@@ -317,6 +317,8 @@ int dp_xdp_port_write_in_value(struct dp_xdp *dp, const struct dp_xdp_port *)
     OVS_REQUIRES(dp->port_mutex);
 int dp_xdp_port_update_tx_mode(struct dp_xdp *dp, struct dp_xdp_port *)
     OVS_REQUIRES(dp->port_mutex);
+int dp_xdp_port_retx(struct dp_xdp *dp, struct dp_xdp_port *)
+    OVS_REQUIRES(dp->port_mutex);
 
 /* dpif-xdp-peer.c */
 bool dp_xdp_peer_eligible(struct dp_xdp_port *, struct ds *why);
