@@ -104,7 +104,8 @@
 bool
 fwd_pipeline_is_stateful(enum fwd_pipeline p)
 {
-    return p == FWD_CONNTRACK || p == FWD_CONNTRACK_DNAT;
+    return (p == FWD_CONNTRACK || p == FWD_CONNTRACK_DNAT
+            || p == FWD_CONNTRACK_SLOW);
 }
 
 /* Returns why switch 'sw' is not measured in pipeline 'p', or NULL if it
@@ -124,6 +125,10 @@ fwd_pipeline_unsupported(const struct fwd_switch *sw, enum fwd_pipeline p)
          * with "Failed to load TC action module". */
         return "the bridge samples and polices through tc's sample and "
                "police actions, which this kernel lacks: not measured";
+    }
+    if (sw->kind == FWD_LINUX_BRIDGE && p == FWD_CONNTRACK_SLOW) {
+        return "the bridge has no slow path to force: its conntrack figure "
+               "is the one to compare";
     }
     if (sw->kind == FWD_LINUX_BRIDGE && p == FWD_CONNTRACK_DNAT) {
         return "destination NAT of bridged frames needs br_netfilter to "

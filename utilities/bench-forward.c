@@ -150,6 +150,7 @@ static const char *const fwd_pipeline_names[FWD_N_PIPELINES] = {
     [FWD_STATELESS] = "stateless",
     [FWD_CONNTRACK] = "conntrack",
     [FWD_CONNTRACK_DNAT] = "conntrack-dnat",
+    [FWD_CONNTRACK_SLOW] = "conntrack-slow",
     [FWD_SFLOW] = "sflow",
     [FWD_METER] = "meter",
     [FWD_VXLAN_ENCAP] = "vxlan-encap",
@@ -167,6 +168,9 @@ static const char *const fwd_pipeline_descriptions[FWD_N_PIPELINES] = {
     [FWD_CONNTRACK_DNAT] = "as conntrack, with ct(zone=1,nat,table=1), the "
     "stream to\n" FWD_VIP ", and from A, +new: ct(commit,nat(dst="
     FWD_SINK_IP "))",
+    [FWD_CONNTRACK_SLOW] = "as conntrack; ovs-xdp with "
+    "other_config:xdp-ct-cache-size=0, so that\nevery frame's ct() runs in "
+    "ovs-vswitchd: its slow path",
     [FWD_SFLOW] = "as stateless, with the bridge's sFlow sampling 1 in "
     OVS_STRINGIZE(FWD_SFLOW_SAMPLING) "\n(to a collector address where "
     "nothing listens)",
@@ -782,13 +786,21 @@ fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw,
     if (!error && sw->kind == FWD_OVS_XDP) {
         struct ds output = DS_EMPTY_INITIALIZER;
 
+        /* conntrack-slow turns the cache of established connections off;
+         * every other pipeline has the default. */
+        const char *cache = (p == FWD_CONNTRACK_SLOW
+                             ? "set Open_vSwitch . "
+                               "other_config:xdp-ct-cache-size=0"
+                             : "remove Open_vSwitch . other_config "
+                               "xdp-ct-cache-size");
+
         if (bench_ovs_run(fwd_switch_ovs(fwd, sw), &output,
                           "ovs-vsctl set interface %s "
                           "other_config:xdp-tx=%s -- set interface %s "
-                          "other_config:xdp-mode=native",
+                          "other_config:xdp-mode=native -- %s",
                           fwd->sink.root_name,
                           fwd->opts.stack_sink ? "auto" : "redirect",
-                          fwd->gen.root_name)) {
+                          fwd->gen.root_name, cache)) {
             bench_explain(why, "ovs-vsctl set interface", 1, &output);
             error = EIO;
         }
@@ -1121,10 +1133,17 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
 
         ds_put_format(&note, "\nct() in XDP: %d of %u connections cached "
                       "(dpif-xdp/ct-cache-show); while\nmeasuring, "
-                      "xdp-ct-hit +%lld, xdp-ct-miss +%lld (%.2f per frame "
-                      "at the sink)", cached, fwd->opts.n_flows, hit, miss,
-                      frames ? (double) hit / frames : 0.0);
-        if (cached < (int) fwd->opts.n_flows || hit <= 0) {
+                      "xdp-ct-hit +%lld, xdp-ct-miss +%lld (%.2f and %.2f "
+                      "per frame at the sink)", cached, fwd->opts.n_flows,
+                      hit, miss, frames ? (double) hit / frames : 0.0,
+                      frames ? (double) miss / frames : 0.0);
+        if (p == FWD_CONNTRACK_SLOW) {
+            if (cached || hit) {
+                ovs_error(0, "%s %s: connections cached in XDP (%d) or ct() "
+                          "ran there (xdp-ct-hit +%lld) with the cache off",
+                          sw->name, fwd_pipeline_names[p], cached, hit);
+            }
+        } else if (cached < (int) fwd->opts.n_flows || hit <= 0) {
             ovs_error(0, "%s %s: connections not cached in XDP (%d of %u) "
                       "or no ct() ran in XDP (xdp-ct-hit +%lld)", sw->name,
                       fwd_pipeline_names[p], cached, fwd->opts.n_flows,

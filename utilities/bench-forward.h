@@ -93,6 +93,9 @@ enum fwd_pipeline {
     FWD_STATELESS,              /* Forward by port. */
     FWD_CONNTRACK,              /* A stateful firewall. */
     FWD_CONNTRACK_DNAT,         /* The same, with destination NAT. */
+    FWD_CONNTRACK_SLOW,         /* conntrack, ovs-xdp's cache of
+                                 * established connections off: every
+                                 * ct() in ovs-vswitchd (its slow path). */
     FWD_SFLOW,                  /* Stateless, with sFlow sampling 1/64. */
     FWD_METER,                  /* Stateless, through a meter whose rate
                                  * is above the offered load. */
