@@ -113,7 +113,7 @@ tc_dp_upcall(struct __sk_buff *skb, struct tc_dp_buf *buf, __u32 type,
 {
     struct xdp_dp_upcall *up = &buf->up;
 
-    if (!upcall_allowed(md->in_port)) {
+    if (!upcall_allowed(md->in_port, type)) {
         COUNT(n_upcall_limited, 1);
         COUNT(n_lost, 1);
         return TC_ACT_SHOT;
@@ -151,7 +151,8 @@ tc_dp_sample__(struct __sk_buff *skb, const struct pkt_md *md,
         && bpf_get_prandom_u32() >= a->sample.probability) {
         return 0;
     }
-    if (!budget_allows(XDP_DP_MAX_PORTS + md->in_port, XDP_DP_SAMPLE_BURST)) {
+    if (!budget_allows(XDP_DP_MAX_PORTS + md->in_port, XDP_DP_SAMPLE_BURST,
+                       XDP_DP_UPCALL_WINDOW_NS)) {
         COUNT(n_sample_limited, 1);
         return 0;
     }

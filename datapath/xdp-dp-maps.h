@@ -155,9 +155,10 @@ struct {
 /* Upcall budgets, per CPU, indexed by datapath port number. */
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-    __uint(max_entries, 2 * XDP_DP_MAX_PORTS);  /* Upcalls by port number,
+    __uint(max_entries, 3 * XDP_DP_MAX_PORTS);  /* Misses by port number,
                                                  * then sample() copies
-                                                 * (see "Sampling"). */
+                                                 * (see "Sampling"), then
+                                                 * the other upcalls. */
     __type(key, __u32);
     __type(value, struct xdp_dp_upcall_budget);
 } xdp_dp_upcall_budget SEC(".maps");
@@ -187,6 +188,22 @@ struct {
     __uint(key_size, sizeof(__u32));
     __uint(value_size, sizeof(__u32));
 } xdp_dp_samples SEC(".maps");
+
+/* The quiet events of the upcall rings, and whether each CPU's reader is
+ * awake (see "Upcall wakeups" in xdp-dp.h). */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+    __uint(key_size, sizeof(__u32));
+    __uint(value_size, sizeof(__u32));
+} xdp_dp_upcalls_quiet SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, XDP_DP_MAX_CPUS);
+    __type(key, __u32);
+    __type(value, __u64);       /* 64 bits for the atomic read. */
+} xdp_dp_upcall_awake SEC(".maps");
 
 /* The layout of the pinned maps (see xdp-dp.h).  Userspace only. */
 struct {
@@ -268,15 +285,18 @@ count(__u32 field_offset, __u64 n)
 }
 #define COUNT(FIELD, N) count(__builtin_offsetof(struct xdp_dp_stats, FIELD), N)
 
-/* Upcalls a port may make per CPU in each XDP_DP_UPCALL_WINDOW_NS (see
- * struct xdp_dp_upcall_budget); 0 means no limit.  Userspace may change
- * it (in each object: globals are not shared between them). */
+/* Misses, and other upcalls, that a port may make per CPU in each
+ * XDP_DP_UPCALL_WINDOW_NS (see struct xdp_dp_upcall_budget); 0 means no
+ * limit.  Userspace may change them (in each object: globals are not
+ * shared between them). */
 __u32 xdp_dp_upcall_burst = XDP_DP_UPCALL_BURST;
+__u32 xdp_dp_slow_path_burst = XDP_DP_SLOW_PATH_BURST(XDP_DP_UPCALL_BURST);
 
 /* Whether the budget in xdp_dp_upcall_budget at 'index' allows one more
- * upcall now, if at most 'burst' (0: any number) may go up per window. */
+ * upcall now, if at most 'burst' (0: any number) may go up per window of
+ * 'window_ns'. */
 static __always_inline int
-budget_allows(__u32 index, __u32 burst)
+budget_allows(__u32 index, __u32 burst, __u64 window_ns)
 {
     struct xdp_dp_upcall_budget *b;
     __u64 now;
@@ -289,7 +309,7 @@ budget_allows(__u32 index, __u32 burst)
         return 1;
     }
     now = bpf_ktime_get_ns();
-    if (now - b->window_start >= XDP_DP_UPCALL_WINDOW_NS) {
+    if (now - b->window_start >= window_ns) {
         b->window_start = now;
         b->n_upcalls = 0;
     }
@@ -300,11 +320,51 @@ budget_allows(__u32 index, __u32 burst)
     return 1;
 }
 
-/* Whether port 'in_port' may make one more upcall now, by its budget. */
-static __always_inline int
-upcall_allowed(__u32 in_port)
+/* Writes the 'size' bytes at 'data', followed by what 'flags' asks of the
+ * packet in 'ctx' (an XDP buffer or an skb), to this CPU's upcall ring,
+ * waking its reader only if it sleeps (see "Upcall wakeups" in xdp-dp.h).
+ * Returns what bpf_perf_event_output() returned for the record. */
+static __always_inline long
+upcall_output(void *ctx, __u64 flags, void *data, __u64 size)
 {
-    return budget_allows(in_port, xdp_dp_upcall_burst);
+    __u32 cpu = bpf_get_smp_processor_id();
+    __u64 *awake = bpf_map_lookup_elem(&xdp_dp_upcall_awake, &cpu);
+    __u32 nudge = XDP_DP_UPCALL_NUDGE;
+    long error;
+
+    if (!awake || !*(volatile __u64 *) awake) {
+        return bpf_perf_event_output(ctx, &xdp_dp_upcalls, flags, data,
+                                     size);
+    }
+    error = bpf_perf_event_output(ctx, &xdp_dp_upcalls_quiet, flags, data,
+                                  size);
+    if (error == -2) {
+        /* -ENOENT: no quiet event for this CPU. */
+        return bpf_perf_event_output(ctx, &xdp_dp_upcalls, flags, data,
+                                     size);
+    }
+    if (!error) {
+        COUNT(n_upcall_quiet, 1);
+    }
+    if (!__sync_fetch_and_add(awake, 0)) {
+        COUNT(n_upcall_nudge, 1);
+        bpf_perf_event_output(ctx, &xdp_dp_upcalls, BPF_F_CURRENT_CPU,
+                              &nudge, sizeof nudge);
+    }
+    return error;
+}
+
+/* Whether port 'in_port' may make one more upcall of 'type' now, by its
+ * budget. */
+static __always_inline int
+upcall_allowed(__u32 in_port, __u32 type)
+{
+    return (type == XDP_DP_UPCALL_MISS
+            ? budget_allows(in_port, xdp_dp_upcall_burst,
+                            XDP_DP_UPCALL_WINDOW_NS)
+            : budget_allows(2 * XDP_DP_MAX_PORTS + in_port,
+                            xdp_dp_slow_path_burst,
+                            XDP_DP_SLOW_PATH_WINDOW_NS));
 }
 
 /* The ifindex by which the TC programs send to 'port': with

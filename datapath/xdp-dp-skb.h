@@ -139,9 +139,8 @@ tc_trunc(struct __sk_buff *skb, __u32 len, __u32 ifindex)
     }
     __u64 copy = up.pkt_len;
 
-    if (bpf_perf_event_output(skb, &xdp_dp_upcalls,
-                              BPF_F_CURRENT_CPU | (copy << 32),
-                              &up, sizeof up)) {
+    if (upcall_output(skb, BPF_F_CURRENT_CPU | (copy << 32), &up,
+                      sizeof up)) {
         COUNT(n_lost, 1);
     } else {
         COUNT(n_output_upcall, 1);
@@ -296,9 +295,8 @@ tc_upcall(struct __sk_buff *skb, struct xdp_dp_upcall *up)
         up->vlan_tpid = skb->vlan_proto;
         up->vlan_tci = bpf_htons(skb->vlan_tci);
     }
-    if (bpf_perf_event_output(skb, &xdp_dp_upcalls,
-                              BPF_F_CURRENT_CPU | (len << 32),
-                              up, sizeof *up)) {
+    if (upcall_output(skb, BPF_F_CURRENT_CPU | (len << 32), up,
+                      sizeof *up)) {
         COUNT(n_lost, 1);
     }
     return TC_ACT_SHOT;

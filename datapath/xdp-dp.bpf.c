@@ -143,9 +143,8 @@ upcall_ring(struct xdp_md *ctx, struct xdp_dp_upcall *up)
     __u64 len = ctx->data_end - ctx->data;
 
     up->pkt_len = len;
-    if (bpf_perf_event_output(ctx, &xdp_dp_upcalls,
-                              BPF_F_CURRENT_CPU | (len << 32),
-                              up, sizeof *up)) {
+    if (upcall_output(ctx, BPF_F_CURRENT_CPU | (len << 32), up,
+                      sizeof *up)) {
         COUNT(n_lost, 1);
     }
 }
@@ -160,7 +159,7 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
 {
     struct xdp_dp_upcall *up = &buf->tmp.up;
 
-    if (!upcall_allowed(md->in_port)) {
+    if (!upcall_allowed(md->in_port, type)) {
         COUNT(n_upcall_limited, 1);
         COUNT(n_lost, 1);
         return XDP_DROP;
@@ -212,7 +211,7 @@ outputs_up(struct xdp_md *ctx, const struct pkt_md *md,
     for (int i = 0; i < XDP_DP_MAX_OUTPUTS; i++) {
         devs[i] = i < n ? ifindex[i] & ~XDP_DP_IFINDEX_F_PEER : 0;
     }
-    if (!upcall_allowed(md->in_port)) {
+    if (!upcall_allowed(md->in_port, XDP_DP_UPCALL_OUTPUT)) {
         COUNT(n_upcall_limited, 1);
         COUNT(n_lost, 1);
         return XDP_DROP;
@@ -475,7 +474,8 @@ xdp_dp_sample__(struct xdp_md *ctx, const struct pkt_md *md,
         && bpf_get_prandom_u32() >= a->sample.probability) {
         return 0;
     }
-    if (!budget_allows(XDP_DP_MAX_PORTS + md->in_port, XDP_DP_SAMPLE_BURST)) {
+    if (!budget_allows(XDP_DP_MAX_PORTS + md->in_port, XDP_DP_SAMPLE_BURST,
+                       XDP_DP_UPCALL_WINDOW_NS)) {
         COUNT(n_sample_limited, 1);
         return 0;
     }

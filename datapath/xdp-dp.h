@@ -38,7 +38,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 15
+#define XDP_DP_ABI_VERSION 16
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -613,6 +613,11 @@ struct xdp_dp_stats {
     __u64 n_tc_peer;            /* Packets the TC programs sent straight
                                  * into a veth peer's ingress (see struct
                                  * xdp_dp_peer). */
+    __u64 n_upcall_quiet;       /* Upcalls written while their reader was
+                                 * awake, without a wakeup (see "Upcall
+                                 * wakeups"), */
+    __u64 n_upcall_nudge;       /* and of those, the ones after which it
+                                 * had to be woken all the same. */
     __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
                                          * to rank subtables. */
 };
@@ -672,16 +677,32 @@ struct xdp_dp_cfg {
 };
 
 /* Upcall budget of one port on one CPU: at most 'xdp_dp_upcall_burst'
- * upcalls (a global of the program) in each XDP_DP_UPCALL_WINDOW_NS, so
+ * misses (a global of the program) in each XDP_DP_UPCALL_WINDOW_NS, so
  * that a port that floods ovs-vswitchd with misses cannot fill the upcall
  * rings and starve the other ports' upcalls.  The rest are dropped and
- * counted as lost. */
+ * counted as lost.  The other upcalls (slow-path flows, a ct() whose
+ * connection XDP has not cached, outputs that only ovs-vswitchd makes)
+ * have a budget of their own, 'xdp_dp_slow_path_burst' in each
+ * XDP_DP_SLOW_PATH_WINDOW_NS, which XDP_DP_SLOW_PATH_BURST() derives from
+ * the misses' budget: 16 times the rate, so 4096 per 10 ms by default: a
+ * handler executes such a packet with no translation and no flow to
+ * install (about 4 us each, 0.25 Mpps for one handler on ovs-xdp-bench
+ * forward's conntrack-slow), and these are the packets of connections
+ * being set up and of flows that must run in ovs-vswitchd, which a budget
+ * made for storms of misses held to a tenth of what a handler can do.
+ * Its window is a tenth as long, so that a flood comes in bursts that a
+ * handler's queue holds whole (dpif-xdp-upcall.c): with 10 ms, a budget's
+ * worth came in the first 2 ms, most of it was dropped for want of room
+ * and the handler then idled (0.18 instead of 0.25 Mpps). */
 struct xdp_dp_upcall_budget {
     __u64 window_start;         /* bpf_ktime_get_ns() of the window. */
     __u64 n_upcalls;            /* Upcalls in the window so far. */
 };
 #define XDP_DP_UPCALL_WINDOW_NS 10000000ULL     /* 10 ms. */
 #define XDP_DP_UPCALL_BURST 256                 /* Default budget. */
+#define XDP_DP_SLOW_PATH_WINDOW_NS (XDP_DP_UPCALL_WINDOW_NS / 10)
+#define XDP_DP_SLOW_PATH_BURST(UPCALL_BURST) \
+    (((UPCALL_BURST) * 16 + 9) / 10)
 
 /* Sampling
  * ========
@@ -715,6 +736,38 @@ struct xdp_dp_upcall_budget {
 #define XDP_DP_SAMPLE_BURST 256
 #define XDP_DP_SAMPLE_WAKEUP 32
 
+/* Upcall wakeups
+ * ==============
+ *
+ * A perf event that wakes its reader at every record (wakeup_events 1,
+ * what perf_buffer__new() asks for) makes the kernel raise an irq_work for
+ * each one: a self-IPI, which in a virtual machine costs the CPU that
+ * sends the upcall about 6 us.  With every packet of a connection that
+ * XDP does not cache going up, that was 43% of all CPU time on
+ * ovs-xdp-bench forward's conntrack-slow pipeline.  A wakeup is needed
+ * only when the reader sleeps, which is what a BPF ring buffer's
+ * "adaptive" notification does; perf rings copy a frame of any length
+ * from an XDP buffer or an skb, which a ring buffer cannot, so the same is
+ * done by hand:
+ *
+ * - Each CPU's upcall ring has a second, quiet perf event writing into it
+ *   (PERF_EVENT_IOC_SET_OUTPUT), which never wakes anybody: entries of
+ *   xdp_dp_upcalls_quiet.
+ * - xdp_dp_upcall_awake (mmapped by ovs-vswitchd) holds, per CPU, whether
+ *   the handler that reads that CPU's ring is awake.  While it is,
+ *   upcall_output() writes through the quiet event; then it reads the flag
+ *   again with an atomic operation (a full barrier) and, if the handler
+ *   went to sleep meanwhile, sends a 4-byte XDP_DP_UPCALL_NUDGE record
+ *   through the waking event.
+ * - The handler clears its flags with a full barrier too, before it reads
+ *   its rings one last time and sleeps.  So either it sees the record, or
+ *   the program sees the cleared flag and wakes it: nothing is left in a
+ *   ring while its reader sleeps.
+ *
+ * Without the quiet events (a reader that never set them up), the output
+ * falls back to the waking event. */
+#define XDP_DP_MAX_CPUS 1024
+
 /* Upcalls: what precedes the packet in each perf event sample. */
 enum xdp_dp_upcall_type {
     XDP_DP_UPCALL_MISS = 1,     /* No flow matched: for ofproto. */
@@ -725,6 +778,8 @@ enum xdp_dp_upcall_type {
     XDP_DP_UPCALL_SAMPLE,       /* A copy drawn by a sample() action: run
                                  * its nested actions in ovs-vswitchd (see
                                  * "Sampling"). */
+    XDP_DP_UPCALL_NUDGE,        /* Only this __u32: wakes the reader (see
+                                 * "Upcall wakeups"). */
 };
 
 struct xdp_dp_upcall {

@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <bpf/libbpf.h>
+
 #include "datapath/xdp-dp.h"
 #include "dispatcher/xdp-attach.h"
 #include "dpif-provider.h"
@@ -47,7 +49,6 @@ struct minimatch;
 struct smap;
 struct tc_dp;
 struct xdp_dp;
-struct perf_buffer;
 struct dp_xdp_compiler;
 
 /* A port of a datapath. */
@@ -156,13 +157,17 @@ struct dp_xdp_flow {
  * 'upcall_lock' for reading and then 'mutex', the innermost lock. */
 struct dp_xdp_handler {
     struct ovs_list queue;      /* 'struct dp_xdp_upcall_buf's. */
-    size_t n_queued;            /* Length of 'queue'. */
+    size_t n_queued;            /* Length of 'queue'... */
+    size_t n_slow_queued;       /* ...and its entries that are not
+                                 * misses. */
     uint16_t *port_queued;      /* Entries of 'queue' by ingress port
                                  * number, DP_XDP_MAX_PORTS of them. */
     struct ovs_mutex mutex;     /* Protects 'actions' and 'n_actions'. */
     struct ovs_list actions OVS_GUARDED;    /* 'dp_xdp_action_upcall's. */
     size_t n_actions OVS_GUARDED;           /* Length of 'actions'. */
     struct seq *actions_seq;    /* Changes when 'actions' gets an entry. */
+    bool awake;                 /* Whether its flags in 'upcall_awake'
+                                 * say so (dpif-xdp-rings.c). */
 };
 
 /* The datapath.
@@ -262,8 +267,13 @@ struct dp_xdp {
 
     /* Upcalls. */
     struct fat_rwlock upcall_lock;
-    struct perf_buffer *pb;     /* The per-CPU upcall rings. */
-    int upcall_map_fd;          /* The rings' own fd for xdp_dp_upcalls. */
+    struct perf_buffer *pb;     /* The per-CPU upcall rings... */
+    int *ring_cpus;             /* ...the CPU of each... */
+    int upcall_map_fd;          /* ...their own fd for xdp_dp_upcalls... */
+    int quiet_map_fd;           /* ...and for xdp_dp_upcalls_quiet... */
+    int *quiet_fds;             /* ...and their quiet events, or -1. */
+    atomic_uint64_t *upcall_awake;  /* xdp_dp_upcall_awake, mapped, or
+                                     * NULL (see dpif-xdp-rings.c). */
     struct perf_buffer *sample_pb;  /* The per-CPU sample rings. */
     int sample_map_fd;          /* Their own fd for xdp_dp_samples. */
     int n_sample_buffers;       /* Rings in 'sample_pb'. */
@@ -325,6 +335,12 @@ bool dp_xdp_peer_eligible(struct dp_xdp_port *, struct ds *why);
 int dp_xdp_peer_write(struct dp_xdp *, struct dp_xdp_port *);
 void dp_xdp_peer_destroy(struct dp_xdp *, struct dp_xdp_port *);
 void dp_xdp_peer_run(struct dp_xdp *dp) OVS_REQUIRES(dp->port_mutex);
+
+/* dpif-xdp-rings.c. */
+int dp_xdp_rings_open(struct dp_xdp *, perf_buffer_event_fn);
+void dp_xdp_rings_close(struct dp_xdp *);
+void dp_xdp_rings_set_awake(struct dp_xdp *, int first, int step,
+                            bool awake);
 /* The netdev of tunnel port 'port_no', whose class pushes and pops its
  * headers, or NULL if it is not a tunnel port.  The caller closes it. */
 struct netdev *dp_xdp_port_tnl_netdev_ref(struct dp_xdp *, odp_port_t);

@@ -131,6 +131,8 @@ format_stats(struct dp_xdp *dp, void *s_)
     put_counter(s, "xdp-output-upcall", x.n_output_upcall);
     put_counter(s, "xdp-upcall-limited", x.n_upcall_limited);
     put_counter(s, "xdp-upcall-lost", x.n_lost);
+    put_counter(s, "xdp-upcall-quiet", x.n_upcall_quiet);
+    put_counter(s, "xdp-upcall-nudge", x.n_upcall_nudge);
     put_counter(s, "xdp-fallback", x.n_fallback);
     put_counter(s, "xdp-ct-hit", x.n_ct_hit);
     put_counter(s, "xdp-ct-miss", x.n_ct_miss);

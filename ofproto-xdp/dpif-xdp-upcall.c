@@ -132,16 +132,23 @@ packet_tailroom(struct dp_packet *p)
     memset(dp_packet_tail(p), 0, DP_XDP_TAILROOM);
 }
 
-/* Pages per CPU ring (a power of 2): 1 MB with 4 kB pages. */
-#define DP_XDP_RING_PAGES 256
+/* Pages per CPU sample ring (a power of 2): 1 MB with 4 kB pages. */
+#define DP_XDP_SAMPLE_RING_PAGES 256
 
 /* How often a handler reads its sample rings, which wake it only every
  * XDP_DP_SAMPLE_WAKEUP records (see "Sampling" in datapath/xdp-dp.h). */
 #define DP_XDP_SAMPLE_POLL_MS 50
 
-/* Most upcalls queued for one handler, and for one ingress port there. */
+/* Most upcalls queued for one handler, and for one ingress port there.
+ * Other upcalls than misses (slow-path packets, outputs, samples) are
+ * held to DP_XDP_HANDLER_SLOW_QUEUE in all instead, which leaves room for
+ * other ports' misses: they cost no translation, and a port's upcall
+ * budget lets them come in bursts several times DP_XDP_HANDLER_PORT_QUEUE
+ * (which, as their only bound, kept a handler executing a tenth of what
+ * it could: ovs-xdp-bench forward --pipeline=conntrack-slow). */
 #define DP_XDP_HANDLER_QUEUE 1024
 #define DP_XDP_HANDLER_PORT_QUEUE (DP_XDP_HANDLER_QUEUE / 8)
+#define DP_XDP_HANDLER_SLOW_QUEUE (DP_XDP_HANDLER_QUEUE * 3 / 4)
 
 /* Most slow-path packets executed in one recv() call. */
 #define DP_XDP_RECV_BATCH 64
@@ -210,14 +217,20 @@ ring_sample(void *dp_, int cpu OVS_UNUSED, void *data, __u32 size)
     const struct xdp_dp_upcall *up = data;
     struct dp_xdp_upcall_buf *buf;
 
+    if (size >= sizeof up->type && size < sizeof *up
+        && up->type == XDP_DP_UPCALL_NUDGE) {
+        return;                 /* Only woke us (see dpif-xdp-rings.c). */
+    }
     if (size < sizeof *up || up->pkt_len > size - sizeof *up || !h) {
         VLOG_WARN_RL(&rl, "%s: malformed upcall sample (%"PRIu32" bytes)",
                      dp->name, size);
         return;
     }
     uint32_t port = up->in_port < DP_XDP_MAX_PORTS ? up->in_port : 0;
+    bool miss = up->type == XDP_DP_UPCALL_MISS;
     if (h->n_queued >= DP_XDP_HANDLER_QUEUE
-        || h->port_queued[port] >= DP_XDP_HANDLER_PORT_QUEUE) {
+        || (miss ? h->port_queued[port] >= DP_XDP_HANDLER_PORT_QUEUE
+                 : h->n_slow_queued >= DP_XDP_HANDLER_SLOW_QUEUE)) {
         COVERAGE_INC(xdp_upcall_queue_full);
         atomic_add_relaxed(&dp->n_queue_lost, 1, &(uint64_t) { 0 });
         return;
@@ -245,6 +258,7 @@ ring_sample(void *dp_, int cpu OVS_UNUSED, void *data, __u32 size)
     }
     ovs_list_push_back(&h->queue, &buf->node);
     h->n_queued++;
+    h->n_slow_queued += !miss;
     h->port_queued[port]++;
 }
 
@@ -256,10 +270,10 @@ ring_lost(void *dp_, int cpu OVS_UNUSED, __u64 cnt)
     atomic_add_relaxed(&dp->n_ring_lost, cnt, &(uint64_t) { 0 });
 }
 
-/* A record of the sample rings, which libbpf's raw interface hands over
- * as the kernel wrote it: the same samples as the upcall rings'. */
+/* A record of the upcall or sample rings, which libbpf's raw interface
+ * hands over as the kernel wrote it. */
 static enum bpf_perf_event_ret
-sample_ring_event(void *dp_, int cpu, struct perf_event_header *event)
+ring_event(void *dp_, int cpu, struct perf_event_header *event)
 {
     if (event->type == PERF_RECORD_SAMPLE) {
         struct {
@@ -300,8 +314,8 @@ sample_rings_open(struct dp_xdp *dp)
         return errno;
     }
     dp->sample_pb = perf_buffer__new_raw(dp->sample_map_fd,
-                                         DP_XDP_RING_PAGES, &attr,
-                                         sample_ring_event, dp, NULL);
+                                         DP_XDP_SAMPLE_RING_PAGES, &attr,
+                                         ring_event, dp, NULL);
     return dp->sample_pb ? 0 : errno;
 }
 
@@ -313,25 +327,12 @@ dp_xdp_upcall_init(struct dp_xdp *dp)
     fat_rwlock_init(&dp->upcall_lock);
     atomic_init(&dp->n_ring_lost, 0);
     atomic_init(&dp->n_queue_lost, 0);
-    /* The rings keep a descriptor of their own for the map: the skeleton
-     * that created it may be replaced (dpif-xdp/reload) while they live,
-     * and perf_buffer__free() uses it. */
-    dp->upcall_map_fd = dup(bpf_map__fd(dp->skel->maps.xdp_dp_upcalls));
-    if (dp->upcall_map_fd < 0) {
-        error = errno;
+    error = dp_xdp_rings_open(dp, ring_event);
+    if (error) {
         VLOG_ERR("%s: cannot create upcall rings (%s)",
                  dp->name, ovs_strerror(error));
         return error;
     }
-    dp->pb = perf_buffer__new(dp->upcall_map_fd, DP_XDP_RING_PAGES,
-                              ring_sample, ring_lost, dp, NULL);
-    if (!dp->pb) {
-        error = errno;
-        VLOG_ERR("%s: cannot create upcall rings (%s)",
-                 dp->name, ovs_strerror(error));
-        return error;
-    }
-    dp->n_buffers = perf_buffer__buffer_cnt(dp->pb);
 
     error = sample_rings_open(dp);
     if (error) {
@@ -362,12 +363,17 @@ dp_xdp_upcall_set_config(struct dp_xdp *dp, const struct smap *cfg)
         return EINVAL;
     }
     if (burst != dp->skel->data->xdp_dp_upcall_burst) {
-        VLOG_INFO("%s: upcall budget %u per port per CPU per 10 ms%s",
-                  dp->name, burst, burst ? "" : " (no limit)");
+        VLOG_INFO("%s: upcall budget per port per CPU: %u misses per 10 "
+                  "ms, %u other upcalls per ms%s", dp->name, burst,
+                  XDP_DP_SLOW_PATH_BURST(burst),
+                  burst ? "" : " (no limit)");
         dp->skel->data->xdp_dp_upcall_burst = burst;
+        dp->skel->data->xdp_dp_slow_path_burst = XDP_DP_SLOW_PATH_BURST(burst);
     }
     if (dp->tc_skel) {
         dp->tc_skel->data->xdp_dp_upcall_burst = burst;
+        dp->tc_skel->data->xdp_dp_slow_path_burst
+            = XDP_DP_SLOW_PATH_BURST(burst);
     }
     return 0;
 }
@@ -383,7 +389,7 @@ handler_purge(struct dp_xdp_handler *h)
     LIST_FOR_EACH_POP (buf, node, &h->queue) {
         free(buf);
     }
-    h->n_queued = 0;
+    h->n_queued = h->n_slow_queued = 0;
     memset(h->port_queued, 0, DP_XDP_MAX_PORTS * sizeof *h->port_queued);
 
     ovs_mutex_lock(&h->mutex);
@@ -415,12 +421,7 @@ dp_xdp_upcall_destroy(struct dp_xdp *dp)
 {
     fat_rwlock_wrlock(&dp->upcall_lock);
     handlers_destroy(dp);
-    perf_buffer__free(dp->pb);
-    dp->pb = NULL;
-    if (dp->upcall_map_fd >= 0) {
-        close(dp->upcall_map_fd);
-        dp->upcall_map_fd = -1;
-    }
+    dp_xdp_rings_close(dp);
     perf_buffer__free(dp->sample_pb);
     dp->sample_pb = NULL;
     if (dp->sample_map_fd >= 0) {
@@ -448,6 +449,8 @@ dp_xdp_handlers_set(struct dpif *dpif, uint32_t n_handlers)
 
     fat_rwlock_wrlock(&dp->upcall_lock);
     handlers_destroy(dp);
+    /* No handler is awake yet: the programs wake the new ones. */
+    dp_xdp_rings_set_awake(dp, 0, 1, false);
     dp->n_handlers = n_handlers;
     dp->handlers = xcalloc(n_handlers, sizeof *dp->handlers);
     for (uint32_t i = 0; i < n_handlers; i++) {
@@ -1446,6 +1449,34 @@ make_action_upcall(const struct dp_xdp_action_upcall *au,
     upcall->out_tun_key = NULL;     /* No tunnels (yet). */
 }
 
+/* Moves what the rings of handler 'h', number 'handler_id', hold into its
+ * queue. */
+static void
+handler_drain(struct dp_xdp *dp, struct dp_xdp_handler *h,
+              uint32_t handler_id)
+{
+    *cur_handler_get() = h;
+    for (int b = handler_id; b < dp->n_buffers; b += dp->n_handlers) {
+        perf_buffer__consume_buffer(dp->pb, b);
+    }
+    for (int b = handler_id; b < dp->n_sample_buffers; b += dp->n_handlers) {
+        perf_buffer__consume_buffer(dp->sample_pb, b);
+    }
+    *cur_handler_get() = NULL;
+}
+
+/* Says whether handler 'h', number 'handler_id', is 'awake' to the
+ * programs, which then need not wake it (see dpif-xdp-rings.c). */
+static void
+handler_set_awake(struct dp_xdp *dp, struct dp_xdp_handler *h,
+                  uint32_t handler_id, bool awake)
+{
+    if (h->awake != awake) {
+        dp_xdp_rings_set_awake(dp, handler_id, dp->n_handlers, awake);
+        h->awake = awake;
+    }
+}
+
 int
 dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
             struct dpif_upcall *upcall, struct ofpbuf *ofpbuf)
@@ -1459,6 +1490,7 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
         goto out;
     }
     h = &dp->handlers[handler_id];
+    handler_set_awake(dp, h, handler_id, true);
 
     for (int i = 0; i < DP_XDP_RECV_BATCH; i++) {
         struct dp_xdp_action_upcall *au;
@@ -1477,15 +1509,7 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
         }
 
         if (ovs_list_is_empty(&h->queue)) {
-            *cur_handler_get() = h;
-            for (int b = handler_id; b < dp->n_buffers; b += dp->n_handlers) {
-                perf_buffer__consume_buffer(dp->pb, b);
-            }
-            for (int b = handler_id; b < dp->n_sample_buffers;
-                 b += dp->n_handlers) {
-                perf_buffer__consume_buffer(dp->sample_pb, b);
-            }
-            *cur_handler_get() = NULL;
+            handler_drain(dp, h, handler_id);
             if (ovs_list_is_empty(&h->queue)) {
                 break;
             }
@@ -1494,6 +1518,7 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
         buf = CONTAINER_OF(ovs_list_pop_front(&h->queue),
                            struct dp_xdp_upcall_buf, node);
         h->n_queued--;
+        h->n_slow_queued -= buf->up.type != XDP_DP_UPCALL_MISS;
         h->port_queued[buf->up.in_port < DP_XDP_MAX_PORTS
                        ? buf->up.in_port : 0]--;
         switch (buf->up.type) {
@@ -1552,7 +1577,15 @@ dp_xdp_recv_wait(struct dpif *dpif, uint32_t handler_id)
         have_actions = !ovs_list_is_empty(&h->actions);
         ovs_mutex_unlock(&h->mutex);
 
+        if (!have_actions && ovs_list_is_empty(&h->queue) && h->awake) {
+            /* Going to sleep: from here on the programs wake us.  A record
+             * they wrote before they saw it may be in a ring, unannounced:
+             * one more look. */
+            handler_set_awake(dp, h, handler_id, false);
+            handler_drain(dp, h, handler_id);
+        }
         if (have_actions || !ovs_list_is_empty(&h->queue)) {
+            handler_set_awake(dp, h, handler_id, true);
             poll_immediate_wake();
         } else {
             seq_wait(h->actions_seq, seqno);

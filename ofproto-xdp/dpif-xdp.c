@@ -386,6 +386,8 @@ dp_xdp_load_tc_pipeline(struct dp_xdp *dp)
     }
     skel->data->xdp_parse_vlan_limit = flow_vlan_limit;
     skel->data->xdp_dp_upcall_burst = dp->skel->data->xdp_dp_upcall_burst;
+    skel->data->xdp_dp_slow_path_burst
+        = dp->skel->data->xdp_dp_slow_path_burst;
     error = tc_dp__load(skel);
     if (error) {
         error = -error;
@@ -644,6 +646,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     dp = xzalloc(sizeof *dp);
     dp->name = xstrdup(name);
     dp->upcall_map_fd = -1;
+    dp->quiet_map_fd = -1;
     dp->sample_map_fd = -1;
     dp->tc_pipeline_fd = -1;
     ovs_mutex_init(&dp->port_mutex);
