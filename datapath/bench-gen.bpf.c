@@ -28,7 +28,13 @@
  * the destination address (conntrack-dnat) would have the generator send
  * already translated frames from then on.  So the program also writes the
  * IPv4 destination and header checksum, 'ip_daddr' and 'ip_csum', into
- * every frame, the same for every switch. */
+ * every frame, the same for every switch.
+ *
+ * With 'new_conns' set ('ovs-xdp-bench forward --pipeline=conntrack-setup'),
+ * every frame opens a new connection: the frame counter goes into the UDP
+ * source port (its low 15 bits, from 1024) and the low 16 bits of the IPv4
+ * source address (the rest), from 'ip_saddr', and the program computes the
+ * header checksum itself. */
 
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -52,6 +58,12 @@ __u64 n_sent = 0;
 __be32 ip_daddr = 0;
 __u16 ip_csum = 0;
 
+/* Nonzero: a new connection per frame, from source addresses in the /16 of
+ * 'ip_saddr' (see above), which is otherwise the frames' source, if not 0
+ * (set by userspace before a run). */
+__u32 new_conns = 0;
+__be32 ip_saddr = 0;
+
 SEC("xdp")
 int
 bench_gen(struct xdp_md *ctx)
@@ -68,7 +80,25 @@ bench_gen(struct xdp_md *ctx)
     }
     ip->daddr = ip_daddr;
     ip->check = ip_csum;
-    if (n_flows > 1) {
+    if (ip_saddr) {
+        ip->saddr = ip_saddr;   /* Back, after a run with 'new_conns'. */
+    }
+    if (new_conns) {
+        const __u16 *word = (const __u16 *) ip;
+        __u32 sum = 0;
+
+        udp->source = bpf_htons(1024 + (seq & 0x7fff));
+        ip->saddr = ((ip_saddr & bpf_htonl(0xffff0000))
+                     | bpf_htonl((seq >> 15) & 0xffff));
+        ip->check = 0;
+#pragma unroll
+        for (int i = 0; i < 10; i++) {
+            sum += word[i];
+        }
+        sum = (sum & 0xffff) + (sum >> 16);
+        sum = (sum & 0xffff) + (sum >> 16);
+        ip->check = ~sum;
+    } else if (n_flows > 1) {
         udp->source = bpf_htons(sport_base + (__u32) seq % n_flows);
     }
     if (vary_eth_src) {

@@ -33,8 +33,9 @@
  *                         would take its id, and BPF_MAP_GET_FD_BY_ID
  *                         needs CAP_SYS_ADMIN
  *
- * The per-CPU upcall rings and the scratch map are not pinned: they belong
- * to one process; nor is the devmap (see 'unpinned_maps').
+ * The per-CPU upcall rings (with their quiet events and their readers'
+ * flags) and the scratch map are not pinned: they belong to one process;
+ * nor is the devmap (see 'unpinned_maps').
  *
  * At start, an existing directory is used only if its layout entry matches
  * this build's exactly (magic, ABI version, sizes and limits); anything
@@ -91,6 +92,7 @@ VLOG_DEFINE_THIS_MODULE(xdp_pin);
  * new program. */
 static const char *const unpinned_maps[] = {
     "xdp_dp_upcalls", "xdp_dp_samples", "xdp_dp_scratch", "xdp_dp_tx_ports",
+    "xdp_dp_upcalls_quiet", "xdp_dp_upcall_awake",
     /* Compact-key subtables belong to the compiled program of one run;
      * a restarted ovs-vswitchd compiles its own. */
     "xdp_dp_ckeys_2", "xdp_dp_ckeys_4", "xdp_dp_ckeys_6", "xdp_dp_ckeys_8",

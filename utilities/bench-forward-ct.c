@@ -54,6 +54,14 @@
  * caches established connections (ovs-xdp) cache them before the stream
  * starts.
  *
+ * conntrack-setup establishes nothing: its generator opens a new
+ * connection with every frame (see datapath/bench-gen.bpf.c), so the
+ * frames at the sink per second are the connections the switch sets up
+ * per second.  The OVS switches' trackers may then hold millions of
+ * connections: their limit is raised to FWD_SETUP_MAXCONNS (the default,
+ * 3 million, would let frames through uncommitted once reached), and the
+ * note says how many they held at the end.
+ *
  * After a measurement, the result's note says how the connections fared,
  * as the switches tell: ovs-xdp's ct() counters and the connections it
  * cached in XDP, the OpenFlow statistics of table 1's +trk+new and
@@ -105,7 +113,16 @@ bool
 fwd_pipeline_is_stateful(enum fwd_pipeline p)
 {
     return (p == FWD_CONNTRACK || p == FWD_CONNTRACK_DNAT
-            || p == FWD_CONNTRACK_SLOW);
+            || p == FWD_CONNTRACK_SLOW || p == FWD_CONNTRACK_SETUP);
+}
+
+/* Whether pipeline 'p' establishes its connections before the stream
+ * (fwd_establish()): every stateful one but conntrack-setup, whose stream
+ * opens a new connection with each frame. */
+bool
+fwd_pipeline_establishes(enum fwd_pipeline p)
+{
+    return fwd_pipeline_is_stateful(p) && p != FWD_CONNTRACK_SETUP;
 }
 
 /* Returns why switch 'sw' is not measured in pipeline 'p', or NULL if it
@@ -125,6 +142,10 @@ fwd_pipeline_unsupported(const struct fwd_switch *sw, enum fwd_pipeline p)
          * with "Failed to load TC action module". */
         return "the bridge samples and polices through tc's sample and "
                "police actions, which this kernel lacks: not measured";
+    }
+    if (sw->kind == FWD_LINUX_BRIDGE && p == FWD_CONNTRACK_SETUP) {
+        return "the bridge's connections would fill the host's own "
+               "conntrack table (nf_conntrack_max): not measured";
     }
     if (sw->kind == FWD_LINUX_BRIDGE && p == FWD_CONNTRACK_SLOW) {
         return "the bridge has no slow path to force: its conntrack figure "

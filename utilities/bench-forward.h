@@ -55,6 +55,10 @@ struct svec;
 #define FWD_SINK_IP "198.18.0.2"
 #define FWD_VIP "198.18.0.100"
 
+/* The connections the OVS switches' trackers may hold in conntrack-setup
+ * (dpctl/ct-set-maxconns). */
+#define FWD_SETUP_MAXCONNS 16000000
+
 /* The tunnel pipelines' endpoints: the switch's underlay address and the
  * remote one, behind its underlay port. */
 #define FWD_TNL_LOCAL_IP "198.19.0.1"
@@ -96,6 +100,8 @@ enum fwd_pipeline {
     FWD_CONNTRACK_SLOW,         /* conntrack, ovs-xdp's cache of
                                  * established connections off: every
                                  * ct() in ovs-vswitchd (its slow path). */
+    FWD_CONNTRACK_SETUP,        /* conntrack, every frame a new
+                                 * connection. */
     FWD_SFLOW,                  /* Stateless, with sFlow sampling 1/64. */
     FWD_METER,                  /* Stateless, through a meter whose rate
                                  * is above the offered load. */
@@ -239,6 +245,7 @@ void fwd_monitor_note(struct fwd *, enum fwd_pipeline,
 /* bench-forward-ct.c: which switches run the stateful pipelines, and
  * their flows. */
 bool fwd_pipeline_is_stateful(enum fwd_pipeline);
+bool fwd_pipeline_establishes(enum fwd_pipeline);
 const char *fwd_pipeline_unsupported(const struct fwd_switch *,
                                      enum fwd_pipeline);
 void fwd_ovs_flows(enum fwd_pipeline, const char *a, const char *b,
