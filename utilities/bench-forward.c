@@ -1193,8 +1193,11 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
         fwd_tnl_note(p, &tnl_before, &tnl_after, frames, &note);
     }
     if (stateful || xdp_monitor || xdp_tnl || mflow) {
+        /* Every part but the first starts a new line. */
+        const char *text = ds_cstr(&note);
+
         free(r->state_note);
-        r->state_note = ds_steal_cstr(&note);
+        r->state_note = xstrdup(text + (text[0] == '\n'));
     }
     ds_destroy(&note);
 
