@@ -31,14 +31,15 @@
  *     what the cache holds (a ct(commit) changed it), the entries are
  *     rewritten at once, before the packet goes on.
  *
- *   - The sync thread walks lib/conntrack.c's connections every
- *     DP_XDP_CTC_SYNC_MS, and DP_XDP_CTC_MIN_MS after a nomination
- *     (through conntrack-private.h: lib/conntrack.c has no public way to
- *     find a connection by its tuple).  It caches
+ *   - The sync thread looks the cached and the nominated connections up
+ *     in lib/conntrack.c's table every DP_XDP_CTC_SYNC_MS, and
+ *     DP_XDP_CTC_MIN_MS after a nomination (through conntrack-private.h
+ *     and a copy of its hash, ctc_conn_key_hash(): lib/conntrack.c has no
+ *     public way to find a connection by its tuple).  It caches
  *     the nominated ones that qualify, removes the entries of connections
  *     that are gone, expired or no longer established, and folds XDP's
  *     use back: a connection whose entries counted packets since the last
- *     walk gets its expiration renewed as a packet would renew it in
+ *     sync gets its expiration renewed as a packet would renew it in
  *     lib/conntrack.c, so that a connection used only in XDP never
  *     expires there.
  *
@@ -66,7 +67,7 @@
  * when it is full, new connections stay in the slow path and coverage
  * counter xdp_ctcache_full says so.
  *
- * Locking: 'mutex' guards everything here.  The walk runs inside an RCU
+ * Locking: 'mutex' guards everything here.  A sync runs inside an RCU
  * read side (the sync thread does not quiesce during it), so the
  * connections it reads are not freed under it. */
 
@@ -109,10 +110,10 @@ COVERAGE_DEFINE(xdp_ctcache_error);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 
-/* How often the sync thread walks the connections: at least every
+/* How often the sync thread looks the connections up: at least every
  * DP_XDP_CTC_SYNC_MS, and sooner when a connection is nominated, but not
- * within DP_XDP_CTC_MIN_MS of the last walk (a walk visits every
- * connection of the tracker). */
+ * within DP_XDP_CTC_MIN_MS of the last sync (a sync looks up every cached
+ * connection). */
 #define DP_XDP_CTC_SYNC_MS 100
 #define DP_XDP_CTC_MIN_MS 10
 
@@ -123,16 +124,15 @@ struct ctc_conn {
                                      * ctc_key_hash(ck[1]). */
     struct xdp_dp_ct_key ck[2];     /* Original and reply direction. */
     uint32_t slot[2];               /* Their slots. */
-    uint64_t n_packets[2];          /* Their packets at the last walk. */
+    uint64_t n_packets[2];          /* Their packets at the last sync. */
     enum ct_timeout tm;             /* How a packet renews the connection. */
     const void *conn_id;            /* lib/conntrack.c's 'struct conn', only
                                      * compared, never followed: a new
                                      * connection with the same tuple is
                                      * another one. */
-    bool seen;                      /* Found by the current walk. */
 };
 
-/* A connection nominated since the last walk. */
+/* A connection nominated since the last sync. */
 struct ctc_nominee {
     struct hmap_node node;          /* In 'nominees'. */
     struct xdp_dp_ct_key ck;        /* Original direction. */
@@ -481,7 +481,6 @@ ctc_install(struct dp_xdp_ctcache *c, struct conn *conn,
         xdp_flow_stats_read(&c->stats, slot[d], &st);
         cc->n_packets[d] = st.n_packets;
     }
-    cc->seen = true;
     hmap_insert(&c->conns, &cc->node, ctc_key_hash(ck0));
     hmap_insert(&c->by_reply, &cc->rnode, ctc_key_hash(&cc->ck[1]));
     c->n_used += 2;
@@ -497,7 +496,79 @@ ctc_install(struct dp_xdp_ctcache *c, struct conn *conn,
     }
 }
 
-/* One walk of lib/conntrack.c's connections; see the top of the file. */
+/* lib/conntrack.c's conn_key_hash() (with ct_endpoint_hash_add()), which
+ * is static there: the hash by which its cmap 'conns' holds a connection,
+ * that of its original direction's key.  With it a cached connection is
+ * found with one lookup (ctc_conn_find()); a walk of every connection,
+ * which this module did before, cost the sync thread, and each SYN, FIN or
+ * RST of a cached connection, time in proportion to all the tracker's
+ * connections.  Should Open vSwitch hash otherwise, lookups find nothing
+ * and connections leave the cache (the conntrack cache tests fail). */
+static uint32_t
+ctc_conn_key_hash(const struct conn_key *key, uint32_t basis)
+{
+    BUILD_ASSERT_DECL(sizeof key->src % 4 == 0);
+    uint32_t hsrc = hash_add_bytes32(basis, (const uint32_t *) &key->src,
+                                     sizeof key->src);
+    uint32_t hdst = hash_add_bytes32(basis, (const uint32_t *) &key->dst,
+                                     sizeof key->dst);
+
+    return hash_words((const uint32_t *) (&key->dst + 1),
+                      (const uint32_t *) (key + 1)
+                      - (const uint32_t *) (&key->dst + 1),
+                      hsrc ^ hdst);
+}
+
+/* The key that lib/conntrack.c's conn_key_extract() gives a packet whose
+ * cache key is 'ck', of a connection that may be cached (for ICMP, an echo
+ * request: see ctc_conn_cacheable()). */
+static void
+ctc_conn_key_from_key(const struct xdp_dp_ct_key *ck, struct conn_key *k)
+{
+    memset(k, 0, sizeof *k);
+    k->dl_type = htons(ck->ipv6 ? ETH_TYPE_IPV6 : ETH_TYPE_IP);
+    k->zone = ck->zone;
+    k->nw_proto = ck->nw_proto;
+    memcpy(&k->src.addr, ck->src, ck->ipv6 ? 16 : 4);
+    memcpy(&k->dst.addr, ck->dst, ck->ipv6 ? 16 : 4);
+    if (ctc_is_icmp(ck->nw_proto)) {
+        k->src.icmp_id = k->dst.icmp_id = ck->sport;
+        k->src.icmp_type = ntohs(ck->dport) >> 8;
+        k->dst.icmp_type = (ck->ipv6 ? CTC_ICMP6_ECHO_REQUEST + 1
+                                     : ICMP4_ECHO_REPLY);
+    } else {
+        k->src.port = ck->sport;
+        k->dst.port = ck->dport;
+    }
+}
+
+/* Finds lib/conntrack.c's connection (not a NAT connection's reverse
+ * entry) whose original direction has cache key 'ck'. */
+static struct conn *
+ctc_conn_find(struct conntrack *ct, const struct xdp_dp_ct_key *ck)
+{
+    struct conn_key k;
+    struct conn *conn;
+
+    ctc_conn_key_from_key(ck, &k);
+    CMAP_FOR_EACH_WITH_HASH (conn, cm_node,
+                             ctc_conn_key_hash(&k, ct->hash_basis),
+                             &ct->conns) {
+        struct xdp_dp_ct_key kk;
+
+        if (conn->conn_type == CT_CONN_TYPE_DEFAULT
+            && conn->key.zone == ck->zone
+            && conn->key.nw_proto == ck->nw_proto) {
+            ctc_key_from_conn_key(&conn->key, &kk);
+            if (!memcmp(&kk, ck, sizeof kk)) {
+                return conn;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* One sync of the cache with lib/conntrack.c; see the top of the file. */
 static void
 ctc_sync(struct dp_xdp_ctcache *c)
     OVS_REQUIRES(c->mutex)
@@ -510,32 +581,14 @@ ctc_sync(struct dp_xdp_ctcache *c)
     if (hmap_is_empty(&c->conns) && hmap_is_empty(&c->nominees)) {
         return;
     }
-    HMAP_FOR_EACH (cc, node, &c->conns) {
-        cc->seen = false;
-    }
-
-    CMAP_FOR_EACH (conn, cm_node, &c->ct->conns) {
-        struct xdp_dp_ct_key ck;
-
-        if (!ctc_conn_cacheable(conn)
+    HMAP_FOR_EACH_SAFE (cc, node, &c->conns) {
+        conn = ctc_conn_find(c->ct, &cc->ck[0]);
+        if (!conn || cc->conn_id != conn || ctc_conn_expired(conn, now)
+            || !ctc_conn_established(conn)
             || (conn->key.nw_proto == IPPROTO_TCP && !c->tcp_ok)) {
+            ctc_remove(c, cc);
             continue;
         }
-        ctc_key_from_conn_key(&conn->key, &ck);
-        cc = ctc_find(c, &ck);
-        if (!cc) {
-            if (ctc_find_nominee(c, &ck, ctc_key_hash(&ck))
-                && !ctc_conn_expired(conn, now)
-                && ctc_conn_established(conn)) {
-                ctc_install(c, conn, &ck);
-            }
-            continue;
-        }
-        if (cc->conn_id != conn || ctc_conn_expired(conn, now)
-            || !ctc_conn_established(conn)) {
-            continue;           /* Removed below, if nothing saw it. */
-        }
-        cc->seen = true;
 
         /* Fold XDP's use back into the tracker. */
         bool used = false;
@@ -555,9 +608,15 @@ ctc_sync(struct dp_xdp_ctcache *c)
         }
     }
 
-    HMAP_FOR_EACH_SAFE (cc, node, &c->conns) {
-        if (!cc->seen) {
-            ctc_remove(c, cc);
+    HMAP_FOR_EACH (nom, node, &c->nominees) {
+        if (ctc_find(c, &nom->ck)) {
+            continue;
+        }
+        conn = ctc_conn_find(c->ct, &nom->ck);
+        if (conn && ctc_conn_cacheable(conn)
+            && (conn->key.nw_proto != IPPROTO_TCP || c->tcp_ok)
+            && !ctc_conn_expired(conn, now) && ctc_conn_established(conn)) {
+            ctc_install(c, conn, &nom->ck);
         }
     }
     HMAP_FOR_EACH_POP (nom, node, &c->nominees) {
@@ -837,36 +896,6 @@ ctc_tcp_layout_ok(struct ctc_conn_tcp *t)
             && pi.tcp.wscale_reply == (t->peer[1].wscale & CTC_WSCALE_MASK));
 }
 
-/* Finds lib/conntrack.c's connection with key or reverse key 'ck' (a
- * connection's own key compares only the fields set here, as
- * conn_key_cmp() does). */
-static struct conn *
-ctc_conn_lookup(struct conntrack *ct, const struct xdp_dp_ct_key *ck,
-                bool *reply)
-{
-    struct conn *conn;
-
-    CMAP_FOR_EACH (conn, cm_node, &ct->conns) {
-        if (conn->conn_type != CT_CONN_TYPE_DEFAULT) {
-            continue;
-        }
-        for (int d = 0; d < 2; d++) {
-            const struct conn_key *k = d ? &conn->rev_key : &conn->key;
-            struct xdp_dp_ct_key kk;
-
-            if (k->zone != ck->zone || k->nw_proto != ck->nw_proto) {
-                continue;
-            }
-            ctc_key_from_conn_key(k, &kk);
-            if (!memcmp(&kk, ck, sizeof kk)) {
-                *reply = d;
-                return conn;
-            }
-        }
-    }
-    return NULL;
-}
-
 void
 dp_xdp_ctcache_pickup(struct dp_xdp_ctcache *c, const struct dp_packet *pkt,
                       const struct flow *flow, uint16_t zone)
@@ -907,7 +936,12 @@ dp_xdp_ctcache_pickup(struct dp_xdp_ctcache *c, const struct dp_packet *pkt,
         return;
     }
 
-    conn = ctc_conn_lookup(c->ct, &ck, &reply);
+    /* 'pkt' goes the way of the cached direction that it matches. */
+    reply = memcmp(&ck, &cc->ck[0], sizeof ck) != 0;
+    conn = ctc_conn_find(c->ct, &cc->ck[0]);
+    if (conn && conn != cc->conn_id) {
+        conn = NULL;            /* Another connection with that tuple. */
+    }
     if (conn) {
         struct ctc_conn_tcp *t = CONTAINER_OF(conn, struct ctc_conn_tcp, up);
         /* The peer that sent 'pkt', and the one it goes to. */
