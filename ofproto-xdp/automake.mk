@@ -14,6 +14,7 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/dpif-xdp-meter.c \
 	ofproto-xdp/dpif-xdp-peer.c \
 	ofproto-xdp/dpif-xdp-rings.c \
+	ofproto-xdp/dpif-xdp-tx.c \
 	ofproto-xdp/dpif-xdp-police.c \
 	ofproto-xdp/dpif-xdp-port.c \
 	ofproto-xdp/dpif-xdp-private.h \

@@ -336,6 +336,12 @@ int dp_xdp_peer_write(struct dp_xdp *, struct dp_xdp_port *);
 void dp_xdp_peer_destroy(struct dp_xdp *, struct dp_xdp_port *);
 void dp_xdp_peer_run(struct dp_xdp *dp) OVS_REQUIRES(dp->port_mutex);
 
+/* dpif-xdp-tx.c. */
+void dp_xdp_tx_hold(void);
+void dp_xdp_tx_release(void);
+void dp_xdp_output(struct dp_xdp *, odp_port_t, struct dp_packet_batch *,
+                   bool should_steal, uint32_t gso_size);
+
 /* dpif-xdp-rings.c. */
 int dp_xdp_rings_open(struct dp_xdp *, perf_buffer_event_fn);
 void dp_xdp_rings_close(struct dp_xdp *);

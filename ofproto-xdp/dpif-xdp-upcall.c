@@ -561,129 +561,6 @@ struct dp_xdp_execute_ctx {
 static void dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *,
                               const struct nlattr *, bool should_steal);
 
-/* Outputs held back while a handler runs the packets of one recv() call,
- * so that each port gets them in batches, one sendmmsg() each, as
- * dpif-netdev sends what it received in one batch: per packet, the system
- * call, the port lookup and its MTU were a fifth of what executing a
- * slow-path packet cost a handler. */
-#define DP_XDP_TXQ_PORTS 8
-struct dp_xdp_txq {
-    size_t n;                   /* Ports in use in 'ports'. */
-    struct {
-        odp_port_t port_no;
-        struct netdev *netdev;  /* A reference of our own. */
-        struct dp_packet_batch batch;
-    } ports[DP_XDP_TXQ_PORTS];
-};
-
-/* The outputs that this thread holds back, if it is a handler inside
- * dp_xdp_recv(). */
-DEFINE_STATIC_PER_THREAD_DATA(struct dp_xdp_txq *, cur_txq, NULL);
-
-/* Sends the packets that 'txq' holds for its port number 'i', and forgets
- * the port. */
-static void
-txq_flush_port(struct dp_xdp_txq *txq, size_t i)
-{
-    dp_xdp_send_segmented(txq->ports[i].netdev, &txq->ports[i].batch, 0);
-    netdev_close(txq->ports[i].netdev);
-    txq->ports[i] = txq->ports[--txq->n];
-}
-
-/* Sends everything 'txq' holds. */
-static void
-txq_flush(struct dp_xdp_txq *txq)
-{
-    while (txq->n) {
-        txq_flush_port(txq, txq->n - 1);
-    }
-}
-
-/* Holds the packets of 'batch', which it takes, for port 'port_no', whose
- * device 'netdev' it takes a reference to, in 'txq'. */
-static void
-txq_add(struct dp_xdp_txq *txq, odp_port_t port_no, struct netdev *netdev,
-        struct dp_packet_batch *batch)
-{
-    struct dp_packet *p;
-    size_t i;
-
-    for (i = 0; i < txq->n; i++) {
-        if (txq->ports[i].port_no == port_no) {
-            netdev_close(netdev);
-            break;
-        }
-    }
-    if (i == txq->n) {
-        if (txq->n == DP_XDP_TXQ_PORTS) {
-            txq_flush_port(txq, 0);
-            i = txq->n;
-        }
-        txq->ports[i].port_no = port_no;
-        txq->ports[i].netdev = netdev;
-        dp_packet_batch_init(&txq->ports[i].batch);
-        txq->n++;
-    }
-    DP_PACKET_BATCH_FOR_EACH (j, p, batch) {
-        struct dp_packet_batch *held = &txq->ports[i].batch;
-        bool runt = dp_packet_size(p) < ETH_HEADER_LEN;
-
-        if (dp_packet_batch_is_full(held) || (runt && held->count)) {
-            dp_xdp_send_segmented(txq->ports[i].netdev, held, 0);
-            dp_packet_batch_init(held);
-        }
-        dp_packet_batch_add(held, p);
-        if (runt) {
-            /* The packet socket refuses a frame shorter than an Ethernet
-             * header (a trunc() can cut one), and netdev-linux then drops
-             * the rest of the batch: it goes alone, so that only it is
-             * lost (dpif-netdev loses the frames behind it too: see
-             * "runt-after-trunc" in ovs-xdp-bench(8)). */
-            dp_xdp_send_segmented(txq->ports[i].netdev, held, 0);
-            dp_packet_batch_init(held);
-        }
-    }
-    dp_packet_batch_init(batch);
-}
-
-static void
-dp_xdp_output(struct dp_xdp *dp, odp_port_t port_no,
-              struct dp_packet_batch *batch, bool should_steal,
-              uint32_t gso_size)
-{
-    struct netdev *netdev = dp_xdp_port_netdev_ref(dp, port_no);
-    struct dp_xdp_txq *txq = *cur_txq_get();
-    struct dp_packet_batch copy;
-
-    if (!netdev) {
-        dp_packet_delete_batch(batch, should_steal);
-        return;
-    }
-    if (!should_steal) {
-        dp_packet_batch_clone(&copy, batch);
-        dp_packet_batch_reset_cutlen(batch);
-        batch = &copy;
-    }
-    /* An output(max_len=N) truncates the copy it sends (odp-execute only
-     * records the length), and not the packet later actions see, as
-     * dpif-netdev does. */
-    dp_packet_batch_apply_cutlen(batch);
-    if (txq && !gso_size) {
-        txq_add(txq, port_no, netdev, batch);
-        return;
-    }
-    for (size_t i = 0; txq && i < txq->n; i++) {
-        if (txq->ports[i].port_no == port_no) {
-            txq_flush_port(txq, i);     /* What came first goes first. */
-            break;
-        }
-    }
-    /* Sent or not, the packets are taken; GSO segments longer than the
-     * MTU are cut to it first (dpif-xdp-gso.c). */
-    dp_xdp_send_segmented(netdev, batch, gso_size);
-    netdev_close(netdev);
-}
-
 /* Returns the index of the handler that gets the upcalls of userspace
  * actions whose OVS_USERSPACE_ATTR_PID is 'pid'.
  *
@@ -1579,7 +1456,7 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     struct dp_xdp_handler *h;
-    struct dp_xdp_txq txq;
+    bool holding = false;
     int error = EAGAIN;
 
     fat_rwlock_rdlock(&dp->upcall_lock);
@@ -1588,8 +1465,8 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
     }
     h = &dp->handlers[handler_id];
     handler_set_awake(dp, h, handler_id, true);
-    txq.n = 0;
-    *cur_txq_get() = &txq;
+    dp_xdp_tx_hold();
+    holding = true;
 
     for (int i = 0; i < DP_XDP_RECV_BATCH; i++) {
         struct dp_xdp_action_upcall *au;
@@ -1655,9 +1532,8 @@ dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
         free(buf);
     }
 out:
-    if (*cur_txq_get()) {
-        txq_flush(&txq);
-        *cur_txq_get() = NULL;
+    if (holding) {
+        dp_xdp_tx_release();
     }
     fat_rwlock_unlock(&dp->upcall_lock);
     return error;
