@@ -65,7 +65,9 @@ VLOG_DEFINE_THIS_MODULE(dpif_xdp_rings);
 
 /* Stores the online CPUs, in ascending order, into a new array '*cpus'
  * (the caller frees it) and returns how many there are, or a negative
- * errno value.  The kernel lists them in /sys as ranges ("0-3,6"). */
+ * errno value.  The kernel lists them in /sys as ranges ("0-3,6").
+ * (libbpf parses this file for perf_buffer__new() but does not export its
+ * parser, and OVS's ovs-numa counts cores, not online CPU numbers.) */
 static int
 online_cpus(int **cpus)
 {
