@@ -152,6 +152,14 @@ struct {
     __type(value, struct xdp_dp_meter);
 } xdp_dp_meters SEC(".maps");
 
+/* Their counters, per CPU, under the same index. */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, XDP_DP_MAX_METERS);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_meter_stats);
+} xdp_dp_meter_stats SEC(".maps");
+
 /* Upcall budgets, per CPU, indexed by datapath port number. */
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -38,7 +38,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 16
+#define XDP_DP_ABI_VERSION 17
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -509,12 +509,14 @@ struct xdp_dp_policer {
  * thousandths of a packet (packet/s) per millisecond, up to its burst; a
  * packet takes its bits (or 1000) from every band that has them, and the
  * band with the highest rate among those that had not drops it.  The
- * buckets of a meter are shared by the CPUs under the meter's
- * bpf_spin_lock, so that the rate is the meter's whatever the number of
- * CPUs its packets arrive on; XDP and ovs-vswitchd (for the packets it
- * executes, through the program xdp_dp_meter_run) take from the same
- * buckets.  ovs-vswitchd writes a meter whole, with full buckets, and
- * reads its counters, both under the lock (BPF_F_LOCK). */
+ * buckets of a meter are shared by the CPUs, changed with atomic
+ * operations (xdp-dp-meter.h says how and why not under a lock), so that
+ * the rate is the meter's whatever the number of CPUs its packets arrive
+ * on; XDP and ovs-vswitchd (for the packets it executes, through the
+ * program xdp_dp_meter_run) take from the same buckets.  ovs-vswitchd
+ * writes a meter whole, with full buckets; the counters that meter-stats
+ * shows are per CPU, in xdp_dp_meter_stats under the same index, and
+ * ovs-vswitchd zeroes them when it sets or deletes the meter. */
 #define XDP_DP_MAX_METERS 4096
 #define XDP_DP_METER_MAX_BANDS 4
 
@@ -522,21 +524,29 @@ struct xdp_dp_meter_band {
     __u32 rate;                 /* kbit/s, or packet/s (XDP_DP_METER_F_PKTPS). */
     __u32 pad;
     __u64 bucket_max;           /* Burst, in bucket units (x 1000). */
-    __u64 bucket;               /* Bits, or thousandths of a packet. */
-    __u64 n_packets;            /* Packets that this band dropped... */
-    __u64 n_bytes;              /* ...and their bytes. */
+    __u64 bucket;               /* Bits, or thousandths of a packet; signed
+                                 * (a moment below zero while a packet
+                                 * gives back what it took). */
 };
 
 struct xdp_dp_meter {
-    struct bpf_spin_lock lock;  /* Taken for everything below. */
     __u32 flags;                /* XDP_DP_METER_F_*. */
     __u32 n_bands;              /* At most XDP_DP_METER_MAX_BANDS. */
     __u32 max_delta_ms;         /* Time that fills every bucket. */
-    __u64 used_ms;              /* bpf_ktime_get_ns() / 1000000 when a
-                                 * packet last passed. */
+    __u32 pad;
+    __u64 used_ms;              /* bpf_ktime_get_ns() / 1000000 of the
+                                 * last refill. */
+    struct xdp_dp_meter_band bands[XDP_DP_METER_MAX_BANDS];
+};
+
+/* A meter's counters, on one CPU. */
+struct xdp_dp_meter_stats {
     __u64 n_packets;            /* Packets that met the meter... */
     __u64 n_bytes;              /* ...and their bytes. */
-    struct xdp_dp_meter_band bands[XDP_DP_METER_MAX_BANDS];
+    struct {
+        __u64 n_packets;        /* Packets that this band dropped... */
+        __u64 n_bytes;          /* ...and their bytes. */
+    } bands[XDP_DP_METER_MAX_BANDS];
 };
 #define XDP_DP_METER_F_SET   (1 << 0)   /* The meter exists. */
 #define XDP_DP_METER_F_PKTPS (1 << 1)   /* Rates in packet/s, not kbit/s. */

@@ -19,12 +19,14 @@
  *
  * A meter lives in the map xdp_dp_meters, indexed by the datapath meter id
  * that ofproto allocates below the maximum we report (see "Meters" in
- * datapath/xdp-dp.h): its configuration and buckets, and the counters
- * that meter-stats shows.  meter_set writes the whole value, buckets full
- * as dpif-netdev starts them, and meter_get reads it, both with
- * BPF_F_LOCK, so that neither sees a half-updated bucket; a deleted meter
- * is written back empty.  The program's meter action (xdp_dp_meter__() in
- * datapath/xdp-dp-meter.h) takes from those buckets in XDP.  A packet that
+ * datapath/xdp-dp.h): its configuration and buckets; the counters that
+ * meter-stats shows are per CPU, in xdp_dp_meter_stats, summed here.
+ * meter_set writes the whole value, buckets full as dpif-netdev starts
+ * them, and zeroes the counters; a deleted meter is written back empty.
+ * The program's meter action (xdp_dp_meter__() in
+ * datapath/xdp-dp-meter.h) takes from those buckets in XDP, with atomic
+ * operations: a meter rewritten while packets meet it may charge one of
+ * them to the old buckets, as dpif-netdev may while it swaps a meter.  A packet that
  * ovs-vswitchd executes (a slow-path flow, a packet-out) meets the same
  * meter through the program xdp_dp_meter_run, run with BPF_PROG_TEST_RUN:
  * writing the bucket arithmetic a second time, in C, would give it a
@@ -89,6 +91,56 @@ meters_fd(const struct dp_xdp *dp)
     return bpf_map__fd(dp->skel->maps.xdp_dp_meters);
 }
 
+static int
+stats_fd(const struct dp_xdp *dp)
+{
+    return bpf_map__fd(dp->skel->maps.xdp_dp_meter_stats);
+}
+
+/* Reads meter 'id''s counters, summed over the CPUs, into '*sum' if it is
+ * nonnull, and then zeroes them on every CPU if 'clear'.  Returns 0 or a
+ * positive errno. */
+static int
+meter_stats_read(struct dp_xdp *dp, uint32_t id,
+                 struct xdp_dp_meter_stats *sum, bool clear)
+{
+    int n_cpus = libbpf_num_possible_cpus();
+    struct xdp_dp_meter_stats *per_cpu;
+    int error = 0;
+
+    /* Every member is a 64-bit counter: sum them as an array. */
+    BUILD_ASSERT_DECL(sizeof *sum % sizeof(uint64_t) == 0);
+    enum { N_COUNTERS = sizeof *sum / sizeof(uint64_t) };
+
+    if (n_cpus <= 0) {
+        return n_cpus ? -n_cpus : EINVAL;
+    }
+    per_cpu = xcalloc(n_cpus, sizeof *per_cpu);
+    if (sum) {
+        memset(sum, 0, sizeof *sum);
+        if (bpf_map_lookup_elem(stats_fd(dp), &id, per_cpu)) {
+            error = errno;
+        } else {
+            uint64_t *total = (uint64_t *) sum;
+
+            for (int i = 0; i < n_cpus; i++) {
+                const uint64_t *c = (const uint64_t *) &per_cpu[i];
+
+                for (int j = 0; j < N_COUNTERS; j++) {
+                    total[j] += c[j];
+                }
+            }
+            memset(per_cpu, 0, n_cpus * sizeof *per_cpu);
+        }
+    }
+    if (!error && clear
+        && bpf_map_update_elem(stats_fd(dp), &id, per_cpu, 0)) {
+        error = errno;
+    }
+    free(per_cpu);
+    return error;
+}
+
 int
 dp_xdp_meter_set(struct dpif *dpif, ofproto_meter_id meter_id,
                  struct ofputil_meter_config *config)
@@ -96,6 +148,7 @@ dp_xdp_meter_set(struct dpif *dpif, ofproto_meter_id meter_id,
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     uint32_t id = meter_id.uint32;
     struct xdp_dp_meter m;
+    int error;
 
     if (id >= XDP_DP_MAX_METERS) {
         return EFBIG;
@@ -137,14 +190,15 @@ dp_xdp_meter_set(struct dpif *dpif, ofproto_meter_id meter_id,
         fill_ms = MAX(b->bucket_max / b->rate, 1);
         m.max_delta_ms = MAX(m.max_delta_ms, MIN(fill_ms, UINT32_MAX));
     }
-    if (bpf_map_update_elem(meters_fd(dp), &id, &m, BPF_F_LOCK)) {
-        int error = errno;
-
+    error = meter_stats_read(dp, id, NULL, true);
+    if (!error && bpf_map_update_elem(meters_fd(dp), &id, &m, 0)) {
+        error = errno;
+    }
+    if (error) {
         VLOG_WARN_RL(&rl, "%s: cannot write meter %"PRIu32" (%s)",
                      dp->name, id, ovs_strerror(error));
-        return error;
     }
-    return 0;
+    return error;
 }
 
 /* Reads meter 'id' into '*m'.  Returns 0, ENOENT if it is not set, or
@@ -155,24 +209,34 @@ meter_read(struct dp_xdp *dp, uint32_t id, struct xdp_dp_meter *m)
     if (id >= XDP_DP_MAX_METERS) {
         return EFBIG;
     }
-    if (bpf_map_lookup_elem_flags(meters_fd(dp), &id, m, BPF_F_LOCK)) {
+    if (bpf_map_lookup_elem(meters_fd(dp), &id, m)) {
         return errno;
     }
     return m->flags & XDP_DP_METER_F_SET ? 0 : ENOENT;
 }
 
-static void
-meter_stats(const struct xdp_dp_meter *m, struct ofputil_meter_stats *stats,
-            uint16_t n_bands)
+/* Fills in '*stats' for meter 'm' of id 'id', with at most 'n_bands'
+ * bands, and zeroes the meter's counters if 'clear'.  Returns 0 or a
+ * positive errno. */
+static int
+meter_stats(struct dp_xdp *dp, uint32_t id, const struct xdp_dp_meter *m,
+            struct ofputil_meter_stats *stats, uint16_t n_bands, bool clear)
 {
-    stats->packet_in_count = m->n_packets;
-    stats->byte_in_count = m->n_bytes;
+    struct xdp_dp_meter_stats st;
+    int error = meter_stats_read(dp, id, &st, clear);
+
+    if (error) {
+        return error;
+    }
+    stats->packet_in_count = st.n_packets;
+    stats->byte_in_count = st.n_bytes;
     for (size_t i = 0; i < n_bands && i < m->n_bands
                        && i < XDP_DP_METER_MAX_BANDS; i++) {
-        stats->bands[i].packet_count = m->bands[i].n_packets;
-        stats->bands[i].byte_count = m->bands[i].n_bytes;
+        stats->bands[i].packet_count = st.bands[i].n_packets;
+        stats->bands[i].byte_count = st.bands[i].n_bytes;
     }
     stats->n_bands = MIN(n_bands, m->n_bands);
+    return 0;
 }
 
 int
@@ -184,7 +248,7 @@ dp_xdp_meter_get(const struct dpif *dpif, ofproto_meter_id meter_id,
     int error = meter_read(dp, meter_id.uint32, &m);
 
     if (!error && stats) {
-        meter_stats(&m, stats, n_bands);
+        error = meter_stats(dp, meter_id.uint32, &m, stats, n_bands, false);
     }
     return error;
 }
@@ -202,13 +266,15 @@ dp_xdp_meter_del(struct dpif *dpif, ofproto_meter_id meter_id,
         return error;
     }
     if (stats) {
-        meter_stats(&m, stats, n_bands);
+        error = meter_stats(dp, id, &m, stats, n_bands, true);
+    } else {
+        error = meter_stats_read(dp, id, NULL, true);
     }
     memset(&m, 0, sizeof m);
-    if (bpf_map_update_elem(meters_fd(dp), &id, &m, BPF_F_LOCK)) {
-        return errno;
+    if (bpf_map_update_elem(meters_fd(dp), &id, &m, 0) && !error) {
+        error = errno;
     }
-    return 0;
+    return error;
 }
 
 /* The meter action 'meter_id' on the packets of 'batch' that ovs-vswitchd
