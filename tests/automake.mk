@@ -105,12 +105,15 @@ clean-local:
 # C test programs, run from the .at files.
 check_PROGRAMS = tests/test-xdp-load tests/test-xdp-parse tests/test-xdp-flow \
 	tests/test-xdp-batch tests/test-xdp-dump tests/test-xdp-packet \
-	tests/test-xdp-compile tests/test-slot-pool tests/test-map-batch
+	tests/test-xdp-compile tests/test-slot-pool tests/test-map-batch \
+	tests/test-xdp-meter
 tests_test_map_batch_SOURCES = tests/test-map-batch.c
 tests_test_map_batch_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_slot_pool_SOURCES = tests/test-slot-pool.c
 tests_test_slot_pool_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_xdp_load_SOURCES = tests/test-xdp-load.c
+tests_test_xdp_meter_SOURCES = tests/test-xdp-meter.c
+tests_test_xdp_meter_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
 tests_test_xdp_load_LDADD = $(LIBS)
 tests_test_xdp_parse_SOURCES = tests/test-xdp-parse.c
 tests_test_xdp_parse_LDADD = ofproto-xdp/libovsxdp.la $(OVS_LIBS) $(LIBS)
