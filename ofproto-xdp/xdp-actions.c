@@ -41,7 +41,9 @@
  *
  * A sample() runs in XDP whatever it nests: the program draws the packets
  * and sends their copies up, and ovs-vswitchd runs the nested actions on
- * them (see "Sampling" in datapath/xdp-dp.h).  The XDP action names the
+ * them (see "Sampling" in datapath/xdp-dp.h).  So does a userspace() with
+ * a sampling cookie, which ofproto emits without a sample() around it for
+ * a probability of 1 (xdp_userspace_is_sampling()).  The XDP action names the
  * sample() by its number among the flow's sample()s, in the order met
  * here; xdp_actions_get_sample() finds it again by walking the same way.
  *
@@ -385,8 +387,9 @@ xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
     return 1 + n_data;
 }
 
-/* Compiles the sample() action 'a', the flow's sample() number 'index',
- * into '*xa'.  Returns true if successful, false (with a reason in 'why',
+/* Compiles the sample() action 'a' (or a bare sampling userspace(), see
+ * xdp_userspace_is_sampling()), the flow's sample() number 'index', into
+ * '*xa'.  Returns true if successful, false (with a reason in 'why',
  * if nonnull) if 'a' is malformed. */
 static bool
 xdp_sample_compile(const struct nlattr *a, uint32_t index,
@@ -398,6 +401,13 @@ xdp_sample_compile(const struct nlattr *a, uint32_t index,
     };
     struct nlattr *attrs[ARRAY_SIZE(policy)];
 
+    if (nl_attr_type(a) == OVS_ACTION_ATTR_USERSPACE) {
+        /* A bare sampling userspace(): a sample() that always draws. */
+        xa->type = XDP_DP_ACTION_SAMPLE;
+        xa->sample.probability = UINT32_MAX;
+        xa->sample.index = index;
+        return true;
+    }
     if (!nl_parse_nested(a, policy, attrs, ARRAY_SIZE(policy))) {
         if (why) {
             ds_put_cstr(why, "malformed sample");
@@ -409,6 +419,43 @@ xdp_sample_compile(const struct nlattr *a, uint32_t index,
         attrs[OVS_SAMPLE_ATTR_PROBABILITY]);
     xa->sample.index = index;
     return true;
+}
+
+/* Whether 'a' is a userspace() action with one of ofproto's sampling
+ * cookies (sFlow, bridge IPFIX, flow-based IPFIX).  ofproto emits those
+ * bare, without a sample() around them, when the probability is 1
+ * (sampling=1 on the bridge, probability=65535 in an OpenFlow sample
+ * action): XDP runs such an action as a sample() that always draws.  A
+ * userspace() with any other cookie stays in ovs-vswitchd: a controller's
+ * packet-in needs the whole packet, which a sample copy
+ * (XDP_DP_SAMPLE_MAX_COPY) may not hold, and a slow-path cookie is there
+ * to send every packet up. */
+static bool
+xdp_userspace_is_sampling(const struct nlattr *a)
+{
+    const struct nlattr *userdata;
+    struct user_action_cookie cookie;
+
+    if (nl_attr_type(a) != OVS_ACTION_ATTR_USERSPACE) {
+        return false;
+    }
+    userdata = nl_attr_find_nested(a, OVS_USERSPACE_ATTR_USERDATA);
+    if (!userdata || nl_attr_get_size(userdata) != sizeof cookie) {
+        return false;
+    }
+    memcpy(&cookie, nl_attr_get(userdata), sizeof cookie);
+    return (cookie.type == USER_ACTION_COOKIE_SFLOW
+            || cookie.type == USER_ACTION_COOKIE_IPFIX
+            || cookie.type == USER_ACTION_COOKIE_FLOW_SAMPLE);
+}
+
+/* Whether 'a' is an action that XDP runs as a sample(): a sample(), or a
+ * bare sampling userspace() (xdp_userspace_is_sampling()). */
+static bool
+xdp_action_is_sample(const struct nlattr *a)
+{
+    return (nl_attr_type(a) == OVS_ACTION_ATTR_SAMPLE
+            || xdp_userspace_is_sampling(a));
 }
 
 /* Appends to 'why' (if nonnull) 'prefix' followed by ODP action 'a' in
@@ -486,9 +533,14 @@ xdp_actions_get_sample(const struct nlattr *actions, size_t actions_len,
         return found;
     }
     NL_ATTR_FOR_EACH (a, left, actions, actions_len) {
-        if (nl_attr_type(a) == OVS_ACTION_ATTR_SAMPLE && n++ == index) {
+        if (xdp_action_is_sample(a) && n++ == index) {
             const struct nlattr *b;
             size_t left2;
+
+            if (nl_attr_type(a) == OVS_ACTION_ATTR_USERSPACE) {
+                ofpbuf_put(nested, a, NLA_ALIGN(a->nla_len));
+                return true;
+            }
 
             NL_NESTED_FOR_EACH (b, left2, a) {
                 if (nl_attr_type(b) == OVS_SAMPLE_ATTR_ACTIONS) {
@@ -670,7 +722,7 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
             goto slow;
         }
         if (n_outputs && nl_attr_type(a) != OVS_ACTION_ATTR_OUTPUT
-            && nl_attr_type(a) != OVS_ACTION_ATTR_SAMPLE
+            && !xdp_action_is_sample(a)
             && nl_attr_type(a) != OVS_ACTION_ATTR_TRUNC) {
             xdp_why_action(why_slow, "action after output: ", a, left);
             goto slow;
@@ -808,7 +860,7 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
             pushed = true;
             continue;
         }
-        if (atype == OVS_ACTION_ATTR_SAMPLE) {
+        if (xdp_action_is_sample(a)) {
             if (n_outputs) {
                 /* Between outputs, as ofproto puts IPFIX's output
                  * sampling: XDP makes every output at the end, from the

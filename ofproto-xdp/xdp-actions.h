@@ -52,7 +52,8 @@ struct xdp_flow;
  *   - sample(probability, actions(...)), whatever its nested actions, also
  *     among the outputs (it then moves before them): XDP draws the
  *     packets and ovs-vswitchd runs the nested actions on their copies
- *     (see xdp_actions_get_sample()).
+ *     (see xdp_actions_get_sample()); also a bare userspace() with an
+ *     sFlow or IPFIX cookie, which ofproto emits for a probability of 1;
  *
  * No actions at all means drop: 'flow->n_actions' is 0 and the flags are
  * clear.  Any other flow is a slow-path flow: 'flow->flags' is
@@ -64,7 +65,7 @@ void xdp_actions_compile(const struct nlattr *actions, size_t actions_len,
 /* Finds the sample() that XDP_DP_ACTION_SAMPLE number 'index' of the flow
  * whose ODP actions are the 'actions_len' bytes at 'actions' stands for,
  * as xdp_actions_compile() numbered them, and appends its nested actions
- * to 'nested'.  Returns false if there is no such sample(). */
+ * (for a bare sampling userspace(), that action itself) to 'nested'.  Returns false if there is no such sample(). */
 bool xdp_actions_get_sample(const struct nlattr *actions, size_t actions_len,
                             uint32_t index, struct ofpbuf *nested);
 
