@@ -36,7 +36,9 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-bench-storm.at \
 	tests/system-parse.at \
 	tests/system-dpif-xdp.at \
+	tests/system-traffic-macros.at \
 	tests/system-traffic-xdp.at \
+	tests/system-traffic-tcp.at \
 	tests/system-compile.at \
 	tests/system-recirc.at \
 	tests/system-conntrack.at \
