@@ -16,8 +16,8 @@
  * in Open vSwitch's 'struct flow' mean (lib/flow.c, flow_extract()), byte
  * order included: network order for packet fields, host order for
  * metadata.  A megaflow is a (key, mask) pair of this structure; a packet
- * matches it when (packet key & mask) == key.  The layout is 20 64-bit
- * words so that masking is word by word.
+ * matches it when (packet key & mask) == key.  The layout is 25 64-bit
+ * words, without holes, so that masking is word by word.
  *
  * The conntrack fields (ct_*) are those that OVS's ct() action gives a
  * packet; they are zero on arrival and set by an XDP_DP_ACTION_CT that
@@ -132,6 +132,11 @@ struct xdp_flow_key {
 #define XDP_TNL_F_KEY (1 << 3)
 
 #define XDP_FLOW_KEY_WORDS (sizeof(struct xdp_flow_key) / 8)
+/* The layout the comment above promises, checked where this header is
+ * compiled: by clang for the programs and by the C compiler for
+ * ovs-vswitchd, so that the two never disagree on the key. */
+_Static_assert(sizeof(struct xdp_flow_key) == 25 * 8,
+               "struct xdp_flow_key is 25 64-bit words");
 #define XDP_FLOW_KEY_WORDS32 (sizeof(struct xdp_flow_key) / 4)
 
 /* XDP actions. */

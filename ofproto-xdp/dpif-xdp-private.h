@@ -17,9 +17,10 @@
 #ifndef DPIF_XDP_PRIVATE_H
 #define DPIF_XDP_PRIVATE_H 1
 
-/* The xdp datapath's state, shared by dpif-xdp.c (lifecycle, ports),
- * dpif-xdp-flow.c (the flow table) and dpif-xdp-upcall.c (upcalls and
- * execution of packets in userspace). */
+/* The xdp datapath's state, shared by the modules of the provider
+ * (dpif-xdp*.c: lifecycle, ports, the flow table, the compiler, upcalls
+ * and execution in userspace, conntrack, counters...) and by no one
+ * else: ofproto sees only the dpif class (dpif-xdp.h). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -178,6 +179,8 @@ struct dp_xdp_handler {
  * Acquisition order is, from outermost to innermost:
  *
  *    dp_xdp_mutex (global)
+ *    the compiler's mutex (dpif-xdp-compile.c), which serializes compiles
+ *        and program swaps; no one holding 'upcall_lock' takes it
  *    upcall_lock (fat rwlock: handlers take it to read)
  *    flow_mutex
  *    port_mutex
