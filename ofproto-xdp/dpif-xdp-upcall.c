@@ -331,17 +331,23 @@ dp_xdp_upcall_init(struct dp_xdp *dp)
     if (error) {
         VLOG_ERR("%s: cannot create upcall rings (%s)",
                  dp->name, ovs_strerror(error));
-        return error;
+        goto error;
     }
 
     error = sample_rings_open(dp);
     if (error) {
         VLOG_ERR("%s: cannot create sample rings (%s)",
                  dp->name, ovs_strerror(error));
-        return error;
+        goto error;
     }
     dp->n_sample_buffers = perf_buffer__buffer_cnt(dp->sample_pb);
     return 0;
+
+error:
+    /* Closes what was opened (dp_xdp_rings_close() and the sample rings'
+     * cleanup take what is not). */
+    dp_xdp_upcall_destroy(dp);
+    return error;
 }
 
 /* Applies other_config:xdp-upcall-burst from the Open_vSwitch table: how

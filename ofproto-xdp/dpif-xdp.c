@@ -56,6 +56,7 @@
 #include "ofproto-xdp/internal-port.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
+#include "openvswitch/poll-loop.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
@@ -463,6 +464,17 @@ dpif_xdp_wait(struct dpif *dpif)
 
     seq_wait(tnl_conf_seq, dp->last_tnl_conf_seq);
     dp_xdp_flow_wait(dp);
+
+    /* The deadlines that dpif_xdp_run() keeps: the next poll of the veth
+     * peers, and the removal of links that no configured port claimed. */
+    ovs_mutex_lock(&dp->port_mutex);
+    if (!hmap_is_empty(&dp->ports)) {
+        poll_timer_wait_until(dp->peer_check_deadline);
+    }
+    if (dp->n_stale_links) {
+        poll_timer_wait_until(dp->stale_deadline);
+    }
+    ovs_mutex_unlock(&dp->port_mutex);
 }
 
 void
@@ -629,6 +641,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     OVS_REQUIRES(dp_xdp_mutex)
 {
     static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+    bool upcalls_ready = false;
     struct dp_xdp *dp;
     int error;
 
@@ -679,6 +692,7 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
     if (error) {
         goto error;
     }
+    upcalls_ready = true;
     dp->ctcache = dp_xdp_ctcache_create(dp->conntrack, dp->skel, name);
 
     if (dp->reused) {
@@ -711,6 +725,9 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
 
 error:
     dp_xdp_ctcache_destroy(dp->ctcache);
+    if (upcalls_ready) {
+        dp_xdp_upcall_destroy(dp);
+    }
     xdp_flow_stats_map_close(&dp->stats_map);
     tc_dp__destroy(dp->tc_skel);
     xdp_dp__destroy(dp->skel);
