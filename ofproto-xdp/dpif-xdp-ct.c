@@ -286,8 +286,8 @@ struct dp_xdp_ct_dump {
 };
 
 int
-dp_xdp_ct_dump_start(struct dpif *dpif, struct ct_dpif_dump_state **statep,
-                     const uint16_t *zone, int *n_buckets)
+dpif_xdp_ct_dump_start(struct dpif *dpif, struct ct_dpif_dump_state **statep,
+                       const uint16_t *zone, int *n_buckets)
 {
     struct dp_xdp_ct_dump *d = xzalloc(sizeof *d);
     int error;
@@ -304,9 +304,9 @@ dp_xdp_ct_dump_start(struct dpif *dpif, struct ct_dpif_dump_state **statep,
 }
 
 int
-dp_xdp_ct_dump_next(struct dpif *dpif OVS_UNUSED,
-                    struct ct_dpif_dump_state *state,
-                    struct ct_dpif_entry *entry)
+dpif_xdp_ct_dump_next(struct dpif *dpif OVS_UNUSED,
+                      struct ct_dpif_dump_state *state,
+                      struct ct_dpif_entry *entry)
 {
     struct dp_xdp_ct_dump *d = CONTAINER_OF(state, struct dp_xdp_ct_dump, up);
     int error = conntrack_dump_next(&d->dump, entry);
@@ -323,8 +323,8 @@ dp_xdp_ct_dump_next(struct dpif *dpif OVS_UNUSED,
 }
 
 int
-dp_xdp_ct_dump_done(struct dpif *dpif OVS_UNUSED,
-                    struct ct_dpif_dump_state *state)
+dpif_xdp_ct_dump_done(struct dpif *dpif OVS_UNUSED,
+                      struct ct_dpif_dump_state *state)
 {
     struct dp_xdp_ct_dump *d = CONTAINER_OF(state, struct dp_xdp_ct_dump, up);
     int error = conntrack_dump_done(&d->dump);
@@ -338,8 +338,8 @@ dp_xdp_ct_dump_done(struct dpif *dpif OVS_UNUSED,
  * turns partial tuples (dpctl/flush-conntrack with some fields, or
  * OpenFlow's NXT_CT_FLUSH) into dumps and single flushes. */
 int
-dp_xdp_ct_flush(struct dpif *dpif, const uint16_t *zone,
-                const struct ct_dpif_tuple *tuple)
+dpif_xdp_ct_flush(struct dpif *dpif, const uint16_t *zone,
+                  const struct ct_dpif_tuple *tuple)
 {
     struct conntrack *ct = dpif_xdp_ct(dpif);
     int error;
@@ -352,31 +352,31 @@ dp_xdp_ct_flush(struct dpif *dpif, const uint16_t *zone,
 }
 
 int
-dp_xdp_ct_set_maxconns(struct dpif *dpif, uint32_t maxconns)
+dpif_xdp_ct_set_maxconns(struct dpif *dpif, uint32_t maxconns)
 {
     return conntrack_set_maxconns(dpif_xdp_ct(dpif), maxconns);
 }
 
 int
-dp_xdp_ct_get_maxconns(struct dpif *dpif, uint32_t *maxconns)
+dpif_xdp_ct_get_maxconns(struct dpif *dpif, uint32_t *maxconns)
 {
     return conntrack_get_maxconns(dpif_xdp_ct(dpif), maxconns);
 }
 
 int
-dp_xdp_ct_get_nconns(struct dpif *dpif, uint32_t *nconns)
+dpif_xdp_ct_get_nconns(struct dpif *dpif, uint32_t *nconns)
 {
     return conntrack_get_nconns(dpif_xdp_ct(dpif), nconns);
 }
 
 int
-dp_xdp_ct_set_tcp_seq_chk(struct dpif *dpif, bool enabled)
+dpif_xdp_ct_set_tcp_seq_chk(struct dpif *dpif, bool enabled)
 {
     return conntrack_set_tcp_seq_chk(dpif_xdp_ct(dpif), enabled);
 }
 
 int
-dp_xdp_ct_get_tcp_seq_chk(struct dpif *dpif, bool *enabled)
+dpif_xdp_ct_get_tcp_seq_chk(struct dpif *dpif, bool *enabled)
 {
     *enabled = conntrack_get_tcp_seq_chk(dpif_xdp_ct(dpif));
     return 0;
@@ -387,8 +387,8 @@ dp_xdp_ct_get_tcp_seq_chk(struct dpif *dpif, bool *enabled)
  * unlimited. */
 
 int
-dp_xdp_ct_set_limits(struct dpif *dpif, const uint32_t *default_limit,
-                     const struct ovs_list *zone_limits)
+dpif_xdp_ct_set_limits(struct dpif *dpif, const uint32_t *default_limit,
+                       const struct ovs_list *zone_limits)
 {
     struct conntrack *ct = dpif_xdp_ct(dpif);
     const struct ct_dpif_zone_limit *zl;
@@ -436,9 +436,9 @@ count_zone_conns(struct conntrack *ct, uint32_t *counts)
  * its own, the zone's limit (its own or the default) and its number of
  * connections in 'zone_limits_out'. */
 int
-dp_xdp_ct_get_limits(struct dpif *dpif, uint32_t *default_limit,
-                     const struct ovs_list *zone_limits_in,
-                     struct ovs_list *zone_limits_out)
+dpif_xdp_ct_get_limits(struct dpif *dpif, uint32_t *default_limit,
+                       const struct ovs_list *zone_limits_in,
+                       struct ovs_list *zone_limits_out)
 {
     struct conntrack *ct = dpif_xdp_ct(dpif);
     const struct ct_dpif_zone_limit *zl;
@@ -472,7 +472,7 @@ dp_xdp_ct_get_limits(struct dpif *dpif, uint32_t *default_limit,
 /* Deletes the own limits of the zones in 'zone_limits', which fall back to
  * the default limit.  A zone without a limit of its own is no error. */
 int
-dp_xdp_ct_del_limits(struct dpif *dpif, const struct ovs_list *zone_limits)
+dpif_xdp_ct_del_limits(struct dpif *dpif, const struct ovs_list *zone_limits)
 {
     struct conntrack *ct = dpif_xdp_ct(dpif);
     const struct ct_dpif_zone_limit *zl;
@@ -491,13 +491,13 @@ dp_xdp_ct_del_limits(struct dpif *dpif, const struct ovs_list *zone_limits)
 /* Timeout policies.  ofproto gives each distinct policy of OVSDB's
  * CT_Timeout_Policy table an id, sets it here and names it in the ct()
  * actions of the zones that use it (OVS_CT_ATTR_TIMEOUT, the id in
- * decimal: see dp_xdp_ct_get_timeout_policy_name()), which
+ * decimal: see dpif_xdp_ct_get_timeout_policy_name()), which
  * dp_xdp_ct_execute() hands to the tracker.  The tracker's policies cover
  * every protocol it tracks. */
 
 int
-dp_xdp_ct_set_timeout_policy(struct dpif *dpif,
-                             const struct ct_dpif_timeout_policy *policy)
+dpif_xdp_ct_set_timeout_policy(struct dpif *dpif,
+                               const struct ct_dpif_timeout_policy *policy)
 {
     struct timeout_policy tp;
 
@@ -508,8 +508,8 @@ dp_xdp_ct_set_timeout_policy(struct dpif *dpif,
 }
 
 int
-dp_xdp_ct_get_timeout_policy(struct dpif *dpif, uint32_t tp_id,
-                             struct ct_dpif_timeout_policy *policy)
+dpif_xdp_ct_get_timeout_policy(struct dpif *dpif, uint32_t tp_id,
+                               struct ct_dpif_timeout_policy *policy)
 {
     const struct timeout_policy *tp;
 
@@ -522,18 +522,18 @@ dp_xdp_ct_get_timeout_policy(struct dpif *dpif, uint32_t tp_id,
 }
 
 int
-dp_xdp_ct_del_timeout_policy(struct dpif *dpif, uint32_t tp_id)
+dpif_xdp_ct_del_timeout_policy(struct dpif *dpif, uint32_t tp_id)
 {
     ct_policy_changed(dpif);
     return timeout_policy_delete(dpif_xdp_ct(dpif), tp_id);
 }
 
 int
-dp_xdp_ct_get_timeout_policy_name(struct dpif *dpif OVS_UNUSED,
-                                  uint32_t tp_id,
-                                  uint16_t dl_type OVS_UNUSED,
-                                  uint8_t nw_proto OVS_UNUSED,
-                                  char **tp_name, bool *is_generic)
+dpif_xdp_ct_get_timeout_policy_name(struct dpif *dpif OVS_UNUSED,
+                                    uint32_t tp_id,
+                                    uint16_t dl_type OVS_UNUSED,
+                                    uint8_t nw_proto OVS_UNUSED,
+                                    char **tp_name, bool *is_generic)
 {
     *tp_name = xasprintf("%"PRIu32, tp_id);
     *is_generic = true;
@@ -544,8 +544,8 @@ dp_xdp_ct_get_timeout_policy_name(struct dpif *dpif OVS_UNUSED,
  * source, changing the port only on a clash), which OVN's
  * ct_commit_nat / ct_snat_to_vip rely on. */
 int
-dp_xdp_ct_get_features(struct dpif *dpif OVS_UNUSED,
-                       enum ct_features *features)
+dpif_xdp_ct_get_features(struct dpif *dpif OVS_UNUSED,
+                         enum ct_features *features)
 {
     *features = CONNTRACK_F_ZERO_SNAT;
     return 0;
@@ -555,28 +555,28 @@ dp_xdp_ct_get_features(struct dpif *dpif OVS_UNUSED,
  * by default for IPv4 and IPv6, as in dpif-netdev. */
 
 int
-dp_xdp_ipf_set_enabled(struct dpif *dpif, bool v6, bool enabled)
+dpif_xdp_ipf_set_enabled(struct dpif *dpif, bool v6, bool enabled)
 {
     return ipf_set_enabled(conntrack_ipf_ctx(dpif_xdp_ct(dpif)), v6,
                            enabled);
 }
 
 int
-dp_xdp_ipf_set_min_frag(struct dpif *dpif, bool v6, uint32_t min_frag)
+dpif_xdp_ipf_set_min_frag(struct dpif *dpif, bool v6, uint32_t min_frag)
 {
     return ipf_set_min_frag(conntrack_ipf_ctx(dpif_xdp_ct(dpif)), v6,
                             min_frag);
 }
 
 int
-dp_xdp_ipf_set_max_nfrags(struct dpif *dpif, uint32_t max_nfrags)
+dpif_xdp_ipf_set_max_nfrags(struct dpif *dpif, uint32_t max_nfrags)
 {
     return ipf_set_max_nfrags(conntrack_ipf_ctx(dpif_xdp_ct(dpif)),
                               max_nfrags);
 }
 
 int
-dp_xdp_ipf_get_status(struct dpif *dpif, struct dpif_ipf_status *status)
+dpif_xdp_ipf_get_status(struct dpif *dpif, struct dpif_ipf_status *status)
 {
     struct ipf_status s;
     int error;
@@ -606,20 +606,20 @@ dp_xdp_ipf_get_status(struct dpif *dpif, struct dpif_ipf_status *status)
 }
 
 int
-dp_xdp_ipf_dump_start(struct dpif *dpif OVS_UNUSED,
-                      struct ipf_dump_ctx **ctxp)
+dpif_xdp_ipf_dump_start(struct dpif *dpif OVS_UNUSED,
+                        struct ipf_dump_ctx **ctxp)
 {
     return ipf_dump_start(ctxp);
 }
 
 int
-dp_xdp_ipf_dump_next(struct dpif *dpif, void *ctx, char **dump)
+dpif_xdp_ipf_dump_next(struct dpif *dpif, void *ctx, char **dump)
 {
     return ipf_dump_next(conntrack_ipf_ctx(dpif_xdp_ct(dpif)), ctx, dump);
 }
 
 int
-dp_xdp_ipf_dump_done(struct dpif *dpif OVS_UNUSED, void *ctx)
+dpif_xdp_ipf_dump_done(struct dpif *dpif OVS_UNUSED, void *ctx)
 {
     return ipf_dump_done(ctx);
 }

@@ -1041,7 +1041,7 @@ dp_xdp_flow_del_batch(struct dp_xdp *dp, struct dpif_op **ops, size_t n)
  * does: the subtable maps stay (see dp_xdp_mask_ref()), so their entries
  * must go one by one. */
 int
-dp_xdp_flow_flush(struct dpif *dpif)
+dpif_xdp_flow_flush(struct dpif *dpif)
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     struct dp_xdp_flow *flow;
@@ -1262,8 +1262,8 @@ dump_thread_cast(struct dpif_flow_dump_thread *thread)
 }
 
 struct dpif_flow_dump *
-dp_xdp_flow_dump_create(const struct dpif *dpif, bool terse,
-                        struct dpif_flow_dump_types *types OVS_UNUSED)
+dpif_xdp_flow_dump_create(const struct dpif *dpif, bool terse,
+                          struct dpif_flow_dump_types *types OVS_UNUSED)
 {
     struct dp_xdp_flow_dump *dump = xzalloc(sizeof *dump);
 
@@ -1274,7 +1274,7 @@ dp_xdp_flow_dump_create(const struct dpif *dpif, bool terse,
 }
 
 int
-dp_xdp_flow_dump_destroy(struct dpif_flow_dump *dump_)
+dpif_xdp_flow_dump_destroy(struct dpif_flow_dump *dump_)
 {
     struct dp_xdp_flow_dump *dump = dump_cast(dump_);
 
@@ -1284,7 +1284,7 @@ dp_xdp_flow_dump_destroy(struct dpif_flow_dump *dump_)
 }
 
 struct dpif_flow_dump_thread *
-dp_xdp_flow_dump_thread_create(struct dpif_flow_dump *dump)
+dpif_xdp_flow_dump_thread_create(struct dpif_flow_dump *dump)
 {
     struct dp_xdp_flow_dump_thread *thread = xzalloc(sizeof *thread);
 
@@ -1307,7 +1307,7 @@ dump_thread_clear(struct dp_xdp_flow_dump_thread *thread)
 }
 
 void
-dp_xdp_flow_dump_thread_destroy(struct dpif_flow_dump_thread *thread_)
+dpif_xdp_flow_dump_thread_destroy(struct dpif_flow_dump_thread *thread_)
 {
     struct dp_xdp_flow_dump_thread *thread = dump_thread_cast(thread_);
 
@@ -1319,8 +1319,8 @@ dp_xdp_flow_dump_thread_destroy(struct dpif_flow_dump_thread *thread_)
 }
 
 int
-dp_xdp_flow_dump_next(struct dpif_flow_dump_thread *thread_,
-                      struct dpif_flow *flows, int max_flows)
+dpif_xdp_flow_dump_next(struct dpif_flow_dump_thread *thread_,
+                        struct dpif_flow *flows, int max_flows)
 {
     struct dp_xdp_flow_dump_thread *thread = dump_thread_cast(thread_);
     struct dp_xdp_flow_dump *dump = thread->dump;

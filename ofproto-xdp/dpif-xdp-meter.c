@@ -64,8 +64,8 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
 #define DP_XDP_METER_BAND_TYPES (1 << OFPMBT13_DROP)
 
 void
-dp_xdp_meter_get_features(const struct dpif *dpif OVS_UNUSED,
-                          struct ofputil_meter_features *features)
+dpif_xdp_meter_get_features(const struct dpif *dpif OVS_UNUSED,
+                            struct ofputil_meter_features *features)
 {
     features->max_meters = XDP_DP_MAX_METERS;
     features->band_types = DP_XDP_METER_BAND_TYPES;
@@ -142,8 +142,8 @@ meter_stats_read(struct dp_xdp *dp, uint32_t id,
 }
 
 int
-dp_xdp_meter_set(struct dpif *dpif, ofproto_meter_id meter_id,
-                 struct ofputil_meter_config *config)
+dpif_xdp_meter_set(struct dpif *dpif, ofproto_meter_id meter_id,
+                   struct ofputil_meter_config *config)
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     uint32_t id = meter_id.uint32;
@@ -240,8 +240,8 @@ meter_stats(struct dp_xdp *dp, uint32_t id, const struct xdp_dp_meter *m,
 }
 
 int
-dp_xdp_meter_get(const struct dpif *dpif, ofproto_meter_id meter_id,
-                 struct ofputil_meter_stats *stats, uint16_t n_bands)
+dpif_xdp_meter_get(const struct dpif *dpif, ofproto_meter_id meter_id,
+                   struct ofputil_meter_stats *stats, uint16_t n_bands)
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     struct xdp_dp_meter m;
@@ -254,8 +254,8 @@ dp_xdp_meter_get(const struct dpif *dpif, ofproto_meter_id meter_id,
 }
 
 int
-dp_xdp_meter_del(struct dpif *dpif, ofproto_meter_id meter_id,
-                 struct ofputil_meter_stats *stats, uint16_t n_bands)
+dpif_xdp_meter_del(struct dpif *dpif, ofproto_meter_id meter_id,
+                   struct ofputil_meter_stats *stats, uint16_t n_bands)
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     uint32_t id = meter_id.uint32;

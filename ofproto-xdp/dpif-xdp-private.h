@@ -369,14 +369,14 @@ bool dp_xdp_tnl_pop(struct dp_xdp *, struct dp_packet_batch *,
 struct ofputil_meter_config;
 struct ofputil_meter_features;
 struct ofputil_meter_stats;
-void dp_xdp_meter_get_features(const struct dpif *,
-                               struct ofputil_meter_features *);
-int dp_xdp_meter_set(struct dpif *, ofproto_meter_id,
-                     struct ofputil_meter_config *);
-int dp_xdp_meter_get(const struct dpif *, ofproto_meter_id,
-                     struct ofputil_meter_stats *, uint16_t n_bands);
-int dp_xdp_meter_del(struct dpif *, ofproto_meter_id,
-                     struct ofputil_meter_stats *, uint16_t n_bands);
+void dpif_xdp_meter_get_features(const struct dpif *,
+                                 struct ofputil_meter_features *);
+int dpif_xdp_meter_set(struct dpif *, ofproto_meter_id,
+                       struct ofputil_meter_config *);
+int dpif_xdp_meter_get(const struct dpif *, ofproto_meter_id,
+                       struct ofputil_meter_stats *, uint16_t n_bands);
+int dpif_xdp_meter_del(struct dpif *, ofproto_meter_id,
+                       struct ofputil_meter_stats *, uint16_t n_bands);
 void dp_xdp_meter_execute(struct dp_xdp *, struct dp_packet_batch *,
                           uint32_t meter_id);
 
@@ -417,15 +417,15 @@ void dp_xdp_flow_wait(struct dp_xdp *);
 uint32_t dp_xdp_env_limit(const char *name, uint32_t max);
 int dp_xdp_flow_fill_subtables(struct dp_xdp *);
 void dp_xdp_flow_destroy(struct dp_xdp *);
-int dp_xdp_flow_flush(struct dpif *);
-struct dpif_flow_dump *dp_xdp_flow_dump_create(const struct dpif *, bool terse,
-                                               struct dpif_flow_dump_types *);
-int dp_xdp_flow_dump_destroy(struct dpif_flow_dump *);
-struct dpif_flow_dump_thread *dp_xdp_flow_dump_thread_create(
+int dpif_xdp_flow_flush(struct dpif *);
+struct dpif_flow_dump *dpif_xdp_flow_dump_create(
+    const struct dpif *, bool terse, struct dpif_flow_dump_types *);
+int dpif_xdp_flow_dump_destroy(struct dpif_flow_dump *);
+struct dpif_flow_dump_thread *dpif_xdp_flow_dump_thread_create(
     struct dpif_flow_dump *);
-void dp_xdp_flow_dump_thread_destroy(struct dpif_flow_dump_thread *);
-int dp_xdp_flow_dump_next(struct dpif_flow_dump_thread *, struct dpif_flow *,
-                          int max_flows);
+void dpif_xdp_flow_dump_thread_destroy(struct dpif_flow_dump_thread *);
+int dpif_xdp_flow_dump_next(struct dpif_flow_dump_thread *, struct dpif_flow *,
+                            int max_flows);
 int dp_xdp_flow_put(struct dp_xdp *, struct dpif_flow_put *);
 int dp_xdp_flow_del(struct dp_xdp *, struct dpif_flow_del *);
 void dp_xdp_flow_put_batch(struct dp_xdp *, struct dpif_op **, size_t n);
@@ -493,40 +493,40 @@ struct ct_dpif_tuple;
 struct dpif_ipf_status;
 struct ipf_dump_ctx;
 enum ct_features;
-int dp_xdp_ct_dump_start(struct dpif *, struct ct_dpif_dump_state **,
-                         const uint16_t *zone, int *n_buckets);
-int dp_xdp_ct_dump_next(struct dpif *, struct ct_dpif_dump_state *,
-                        struct ct_dpif_entry *);
-int dp_xdp_ct_dump_done(struct dpif *, struct ct_dpif_dump_state *);
-int dp_xdp_ct_flush(struct dpif *, const uint16_t *zone,
-                    const struct ct_dpif_tuple *);
-int dp_xdp_ct_set_maxconns(struct dpif *, uint32_t maxconns);
-int dp_xdp_ct_get_maxconns(struct dpif *, uint32_t *maxconns);
-int dp_xdp_ct_get_nconns(struct dpif *, uint32_t *nconns);
-int dp_xdp_ct_set_tcp_seq_chk(struct dpif *, bool enabled);
-int dp_xdp_ct_get_tcp_seq_chk(struct dpif *, bool *enabled);
-int dp_xdp_ct_set_limits(struct dpif *, const uint32_t *default_limit,
-                         const struct ovs_list *zone_limits);
-int dp_xdp_ct_get_limits(struct dpif *, uint32_t *default_limit,
-                         const struct ovs_list *zone_limits_in,
-                         struct ovs_list *zone_limits_out);
-int dp_xdp_ct_del_limits(struct dpif *, const struct ovs_list *zone_limits);
-int dp_xdp_ct_set_timeout_policy(struct dpif *,
-                                 const struct ct_dpif_timeout_policy *);
-int dp_xdp_ct_get_timeout_policy(struct dpif *, uint32_t tp_id,
-                                 struct ct_dpif_timeout_policy *);
-int dp_xdp_ct_del_timeout_policy(struct dpif *, uint32_t tp_id);
-int dp_xdp_ct_get_timeout_policy_name(struct dpif *, uint32_t tp_id,
-                                      uint16_t dl_type, uint8_t nw_proto,
-                                      char **tp_name, bool *is_generic);
-int dp_xdp_ct_get_features(struct dpif *, enum ct_features *);
-int dp_xdp_ipf_set_enabled(struct dpif *, bool v6, bool enabled);
-int dp_xdp_ipf_set_min_frag(struct dpif *, bool v6, uint32_t min_frag);
-int dp_xdp_ipf_set_max_nfrags(struct dpif *, uint32_t max_nfrags);
-int dp_xdp_ipf_get_status(struct dpif *, struct dpif_ipf_status *);
-int dp_xdp_ipf_dump_start(struct dpif *, struct ipf_dump_ctx **);
-int dp_xdp_ipf_dump_next(struct dpif *, void *ctx, char **dump);
-int dp_xdp_ipf_dump_done(struct dpif *, void *ctx);
+int dpif_xdp_ct_dump_start(struct dpif *, struct ct_dpif_dump_state **,
+                           const uint16_t *zone, int *n_buckets);
+int dpif_xdp_ct_dump_next(struct dpif *, struct ct_dpif_dump_state *,
+                          struct ct_dpif_entry *);
+int dpif_xdp_ct_dump_done(struct dpif *, struct ct_dpif_dump_state *);
+int dpif_xdp_ct_flush(struct dpif *, const uint16_t *zone,
+                      const struct ct_dpif_tuple *);
+int dpif_xdp_ct_set_maxconns(struct dpif *, uint32_t maxconns);
+int dpif_xdp_ct_get_maxconns(struct dpif *, uint32_t *maxconns);
+int dpif_xdp_ct_get_nconns(struct dpif *, uint32_t *nconns);
+int dpif_xdp_ct_set_tcp_seq_chk(struct dpif *, bool enabled);
+int dpif_xdp_ct_get_tcp_seq_chk(struct dpif *, bool *enabled);
+int dpif_xdp_ct_set_limits(struct dpif *, const uint32_t *default_limit,
+                           const struct ovs_list *zone_limits);
+int dpif_xdp_ct_get_limits(struct dpif *, uint32_t *default_limit,
+                           const struct ovs_list *zone_limits_in,
+                           struct ovs_list *zone_limits_out);
+int dpif_xdp_ct_del_limits(struct dpif *, const struct ovs_list *zone_limits);
+int dpif_xdp_ct_set_timeout_policy(struct dpif *,
+                                   const struct ct_dpif_timeout_policy *);
+int dpif_xdp_ct_get_timeout_policy(struct dpif *, uint32_t tp_id,
+                                   struct ct_dpif_timeout_policy *);
+int dpif_xdp_ct_del_timeout_policy(struct dpif *, uint32_t tp_id);
+int dpif_xdp_ct_get_timeout_policy_name(struct dpif *, uint32_t tp_id,
+                                        uint16_t dl_type, uint8_t nw_proto,
+                                        char **tp_name, bool *is_generic);
+int dpif_xdp_ct_get_features(struct dpif *, enum ct_features *);
+int dpif_xdp_ipf_set_enabled(struct dpif *, bool v6, bool enabled);
+int dpif_xdp_ipf_set_min_frag(struct dpif *, bool v6, uint32_t min_frag);
+int dpif_xdp_ipf_set_max_nfrags(struct dpif *, uint32_t max_nfrags);
+int dpif_xdp_ipf_get_status(struct dpif *, struct dpif_ipf_status *);
+int dpif_xdp_ipf_dump_start(struct dpif *, struct ipf_dump_ctx **);
+int dpif_xdp_ipf_dump_next(struct dpif *, void *ctx, char **dump);
+int dpif_xdp_ipf_dump_done(struct dpif *, void *ctx);
 
 /* dpif-xdp-ctcache.c */
 struct ct_dpif_counters;
@@ -577,11 +577,11 @@ dp_xdp_uspace_count(atomic_uint64_t *counter)
 /* dpif-xdp-upcall.c */
 int dp_xdp_upcall_init(struct dp_xdp *);
 void dp_xdp_upcall_destroy(struct dp_xdp *);
-int dp_xdp_handlers_set(struct dpif *, uint32_t n_handlers);
-int dp_xdp_recv(struct dpif *, uint32_t handler_id, struct dpif_upcall *,
-                struct ofpbuf *);
-void dp_xdp_recv_wait(struct dpif *, uint32_t handler_id);
-void dp_xdp_recv_purge(struct dpif *);
+int dpif_xdp_handlers_set(struct dpif *, uint32_t n_handlers);
+int dpif_xdp_recv(struct dpif *, uint32_t handler_id, struct dpif_upcall *,
+                  struct ofpbuf *);
+void dpif_xdp_recv_wait(struct dpif *, uint32_t handler_id);
+void dpif_xdp_recv_purge(struct dpif *);
 int dp_xdp_execute(struct dp_xdp *, struct dpif_execute *);
 uint64_t dp_xdp_upcall_lost(struct dp_xdp *);
 int dp_xdp_upcall_set_config(struct dp_xdp *, const struct smap *);

@@ -449,7 +449,7 @@ dp_xdp_upcall_lost(struct dp_xdp *dp)
 }
 
 int
-dp_xdp_handlers_set(struct dpif *dpif, uint32_t n_handlers)
+dpif_xdp_handlers_set(struct dpif *dpif, uint32_t n_handlers)
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
 
@@ -473,7 +473,7 @@ dp_xdp_handlers_set(struct dpif *dpif, uint32_t n_handlers)
 }
 
 void
-dp_xdp_recv_purge(struct dpif *dpif)
+dpif_xdp_recv_purge(struct dpif *dpif)
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
 
@@ -1457,8 +1457,8 @@ handler_set_awake(struct dp_xdp *dp, struct dp_xdp_handler *h,
 }
 
 int
-dp_xdp_recv(struct dpif *dpif, uint32_t handler_id,
-            struct dpif_upcall *upcall, struct ofpbuf *ofpbuf)
+dpif_xdp_recv(struct dpif *dpif, uint32_t handler_id,
+              struct dpif_upcall *upcall, struct ofpbuf *ofpbuf)
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
     struct dp_xdp_handler *h;
@@ -1546,7 +1546,7 @@ out:
 }
 
 void
-dp_xdp_recv_wait(struct dpif *dpif, uint32_t handler_id)
+dpif_xdp_recv_wait(struct dpif *dpif, uint32_t handler_id)
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
 

@@ -1067,11 +1067,27 @@ dpif_xdp_set_config(struct dpif *dpif, const struct smap *other_config)
     return error ? error : error2;
 }
 
+/* The datapath is this build's own BPF programs, as dpif-netdev's is
+ * built in; the ABI version names the layout of their maps. */
+static char *
+dpif_xdp_get_datapath_version(void)
+{
+    return xasprintf("<built-in> (xdp program ABI %d)", XDP_DP_ABI_VERSION);
+}
+
+/* The hooks, in the order of 'struct dpif_class', each implemented or
+ * NULL with the reason.  Naming: everything ofproto or ovs-vswitchd-xdp
+ * calls is dpif_xdp_* (the hooks below, wherever they live, and
+ * dpif-xdp.h); what the provider's modules share among themselves is
+ * dp_xdp_* (dpif-xdp-private.h). */
 const struct dpif_class dpif_xdp_class = {
     .type = "xdp",
     /* Like the kernel datapath's, our internal ports outlive ovs-vswitchd
      * (they are veth pairs); 'exit --cleanup' still removes them. */
     .cleanup_required = false,
+    /* Nothing to set up before the first datapath: dp_xdp_create() does
+     * the once-only work (its appctl commands, libbpf's log). */
+    .init = NULL,
     .enumerate = dpif_xdp_enumerate,
     .port_open_type = dpif_xdp_port_open_type,
     .open = dpif_xdp_open,
@@ -1081,65 +1097,96 @@ const struct dpif_class dpif_xdp_class = {
     .wait = dpif_xdp_wait,
     .get_stats = dpif_xdp_get_stats,
     .set_features = dpif_xdp_set_features,
-    .set_config = dpif_xdp_set_config,
     .port_add = dpif_xdp_port_add,
     .port_del = dpif_xdp_port_del,
     .port_set_config = dpif_xdp_port_set_config,
     .port_query_by_number = dpif_xdp_port_query_by_number,
     .port_query_by_name = dpif_xdp_port_query_by_name,
+    /* Upcalls come up per-CPU perf rings that ovs-vswitchd reads itself,
+     * not per-port Netlink sockets: there is no pid to hand out (see
+     * handler_for_pid() in dpif-xdp-upcall.c). */
+    .port_get_pid = NULL,
     .port_dump_start = dpif_xdp_port_dump_start,
     .port_dump_next = dpif_xdp_port_dump_next,
     .port_dump_done = dpif_xdp_port_dump_done,
     .port_poll = dpif_xdp_port_poll,
     .port_poll_wait = dpif_xdp_port_poll_wait,
-    .flow_flush = dp_xdp_flow_flush,
-    .flow_dump_create = dp_xdp_flow_dump_create,
-    .flow_dump_destroy = dp_xdp_flow_dump_destroy,
-    .flow_dump_thread_create = dp_xdp_flow_dump_thread_create,
-    .flow_dump_thread_destroy = dp_xdp_flow_dump_thread_destroy,
-    .flow_dump_next = dp_xdp_flow_dump_next,
+    .flow_flush = dpif_xdp_flow_flush,
+    .flow_dump_create = dpif_xdp_flow_dump_create,
+    .flow_dump_destroy = dpif_xdp_flow_dump_destroy,
+    .flow_dump_thread_create = dpif_xdp_flow_dump_thread_create,
+    .flow_dump_thread_destroy = dpif_xdp_flow_dump_thread_destroy,
+    .flow_dump_next = dpif_xdp_flow_dump_next,
     .operate = dpif_xdp_operate,
+    /* No hardware offload. */
+    .offload_stats_get = NULL,
     .recv_set = dpif_xdp_recv_set,
-    .handlers_set = dp_xdp_handlers_set,
-    .recv = dp_xdp_recv,
-    .recv_wait = dp_xdp_recv_wait,
-    .recv_purge = dp_xdp_recv_purge,
+    .handlers_set = dpif_xdp_handlers_set,
+    /* ofproto's default number of handlers serves: ring i goes to handler
+     * i % n (dpif-xdp-rings.c), whatever n is. */
+    .number_handlers_required = NULL,
+    .set_config = dpif_xdp_set_config,
     .queue_to_priority = dpif_xdp_queue_to_priority,
-    /* OpenFlow meters, run in XDP (dpif-xdp-meter.c). */
-    .meter_get_features = dp_xdp_meter_get_features,
-    .meter_set = dp_xdp_meter_set,
-    .meter_get = dp_xdp_meter_get,
-    .meter_del = dp_xdp_meter_del,
+    .recv = dpif_xdp_recv,
+    .recv_wait = dpif_xdp_recv_wait,
+    .recv_purge = dpif_xdp_recv_purge,
+    /* dpif-netdev's PMD threads call ofproto's upcall code in their own
+     * thread through these; our upcalls reach ofproto through recv(), as
+     * the kernel datapath's do, and no thread of ours has caches for
+     * ofproto to purge. */
+    .register_dp_purge_cb = NULL,
+    .register_upcall_cb = NULL,
+    .enable_upcall = NULL,
+    .disable_upcall = NULL,
+    .get_datapath_version = dpif_xdp_get_datapath_version,
     /* Connection tracking: OVS's userspace tracker, one per datapath, run
      * by ovs-vswitchd for ct() actions (dpif-xdp-ct.c). */
-    .ct_dump_start = dp_xdp_ct_dump_start,
-    .ct_dump_next = dp_xdp_ct_dump_next,
-    .ct_dump_done = dp_xdp_ct_dump_done,
-    .ct_flush = dp_xdp_ct_flush,
-    .ct_set_maxconns = dp_xdp_ct_set_maxconns,
-    .ct_get_maxconns = dp_xdp_ct_get_maxconns,
-    .ct_get_nconns = dp_xdp_ct_get_nconns,
-    .ct_set_tcp_seq_chk = dp_xdp_ct_set_tcp_seq_chk,
-    .ct_get_tcp_seq_chk = dp_xdp_ct_get_tcp_seq_chk,
-    .ct_set_limits = dp_xdp_ct_set_limits,
-    .ct_get_limits = dp_xdp_ct_get_limits,
-    .ct_del_limits = dp_xdp_ct_del_limits,
-    .ct_set_timeout_policy = dp_xdp_ct_set_timeout_policy,
-    .ct_get_timeout_policy = dp_xdp_ct_get_timeout_policy,
-    .ct_del_timeout_policy = dp_xdp_ct_del_timeout_policy,
+    .ct_dump_start = dpif_xdp_ct_dump_start,
+    .ct_dump_next = dpif_xdp_ct_dump_next,
+    .ct_dump_done = dpif_xdp_ct_dump_done,
+    .ct_flush = dpif_xdp_ct_flush,
+    .ct_set_maxconns = dpif_xdp_ct_set_maxconns,
+    .ct_get_maxconns = dpif_xdp_ct_get_maxconns,
+    .ct_get_nconns = dpif_xdp_ct_get_nconns,
+    .ct_set_tcp_seq_chk = dpif_xdp_ct_set_tcp_seq_chk,
+    .ct_get_tcp_seq_chk = dpif_xdp_ct_get_tcp_seq_chk,
+    .ct_set_limits = dpif_xdp_ct_set_limits,
+    .ct_get_limits = dpif_xdp_ct_get_limits,
+    .ct_del_limits = dpif_xdp_ct_del_limits,
+    .ct_set_timeout_policy = dpif_xdp_ct_set_timeout_policy,
+    .ct_get_timeout_policy = dpif_xdp_ct_get_timeout_policy,
+    .ct_del_timeout_policy = dpif_xdp_ct_del_timeout_policy,
     /* No dump of timeout policies: ofproto dumps them only to learn which
      * ids a kernel datapath kept from an earlier run, and the tracker
      * lives and dies with this process. */
     .ct_timeout_policy_dump_start = NULL,
     .ct_timeout_policy_dump_next = NULL,
     .ct_timeout_policy_dump_done = NULL,
-    .ct_get_timeout_policy_name = dp_xdp_ct_get_timeout_policy_name,
-    .ct_get_features = dp_xdp_ct_get_features,
-    .ipf_set_enabled = dp_xdp_ipf_set_enabled,
-    .ipf_set_min_frag = dp_xdp_ipf_set_min_frag,
-    .ipf_set_max_nfrags = dp_xdp_ipf_set_max_nfrags,
-    .ipf_get_status = dp_xdp_ipf_get_status,
-    .ipf_dump_start = dp_xdp_ipf_dump_start,
-    .ipf_dump_next = dp_xdp_ipf_dump_next,
-    .ipf_dump_done = dp_xdp_ipf_dump_done,
+    .ct_get_timeout_policy_name = dpif_xdp_ct_get_timeout_policy_name,
+    .ct_get_features = dpif_xdp_ct_get_features,
+    .ipf_set_enabled = dpif_xdp_ipf_set_enabled,
+    .ipf_set_min_frag = dpif_xdp_ipf_set_min_frag,
+    .ipf_set_max_nfrags = dpif_xdp_ipf_set_max_nfrags,
+    .ipf_get_status = dpif_xdp_ipf_get_status,
+    .ipf_dump_start = dpif_xdp_ipf_dump_start,
+    .ipf_dump_next = dpif_xdp_ipf_dump_next,
+    .ipf_dump_done = dpif_xdp_ipf_dump_done,
+    /* OpenFlow meters, run in XDP (dpif-xdp-meter.c). */
+    .meter_get_features = dpif_xdp_meter_get_features,
+    .meter_set = dpif_xdp_meter_set,
+    .meter_get = dpif_xdp_meter_get,
+    .meter_del = dpif_xdp_meter_del,
+    /* Bonds are ofproto's: balance-tcp hashes and recirculates, which XDP
+     * runs; there is no datapath bond to hand them to (dpif-netdev's
+     * lb-output). */
+    .bond_add = NULL,
+    .bond_del = NULL,
+    .bond_stats_get = NULL,
+    /* No datapath caches that ofproto sizes (dpif-netdev's EMC and SMC);
+     * the compiled programs' mask cache has a fixed size (see
+     * xdp-dp-classify.h). */
+    .cache_get_supported_levels = NULL,
+    .cache_get_name = NULL,
+    .cache_get_size = NULL,
+    .cache_set_size = NULL,
 };
