@@ -32,4 +32,6 @@ bench_redirect_peer(struct __sk_buff *skb)
     return bpf_redirect_peer(target_ifindex, 0);
 }
 
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
+/* The kernel knows no "Apache/GPL" pair: GPL is the licence of the two
+ * that it understands (see the SPDX line). */
+char LICENSE[] SEC("license") = "GPL";

@@ -133,4 +133,6 @@ bench_sink_tc(struct __sk_buff *skb)
     return 2;                   /* TC_ACT_SHOT. */
 }
 
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
+/* The kernel knows no "Apache/GPL" pair: GPL is the licence of the two
+ * that it understands (see the SPDX line). */
+char LICENSE[] SEC("license") = "GPL";

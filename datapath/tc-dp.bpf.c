@@ -647,4 +647,6 @@ tc_dp_main(struct __sk_buff *skb)
     return verdict;
 }
 
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
+/* The kernel knows no "Apache/GPL" pair: GPL is the licence of the two
+ * that it understands (see the SPDX line). */
+char LICENSE[] SEC("license") = "GPL";

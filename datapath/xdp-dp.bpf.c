@@ -974,4 +974,6 @@ xdp_dp_main(struct xdp_md *ctx)
 #include "xdp-dp-skb.h"
 #include "xdp-dp-tc.h"
 
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
+/* The kernel knows no "Apache/GPL" pair: GPL is the licence of the two
+ * that it understands (see the SPDX line). */
+char LICENSE[] SEC("license") = "GPL";

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR Apache-2.0 */
 /* Copyright (c) 2026 The ovs-xdp authors. */
 
 #ifndef XDP_DP_H
