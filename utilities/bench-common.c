@@ -332,6 +332,40 @@ bench_select(const char *list, const char *(*name)(size_t i), size_t n,
     free(copy);
 }
 
+unsigned long long
+bench_parse_count(const char *option, const char *arg,
+                  unsigned long long min, unsigned long long max)
+{
+    unsigned long long value;
+    char *end;
+
+    errno = 0;
+    value = strtoull(arg, &end, 10);
+    if (errno || end == arg || *end || *arg == '-'
+        || value < min || value > max) {
+        ovs_fatal(0, "%s: \"%s\" is not a number from %llu to %llu",
+                  option, arg, min, max);
+    }
+    return value;
+}
+
+double
+bench_parse_seconds(const char *option, const char *arg, double min,
+                    double max)
+{
+    char *end;
+    double value = strtod(arg, &end);
+
+    if (end == arg || *end || !(value > 0) || value < min || value > max) {
+        if (min > 0) {
+            ovs_fatal(0, "%s: \"%s\" is not a number of seconds from %g "
+                      "to %g", option, arg, min, max);
+        }
+        ovs_fatal(0, "%s: \"%s\" is not a number of seconds", option, arg);
+    }
+    return value;
+}
+
 double
 bench_median(const double *values, size_t n)
 {

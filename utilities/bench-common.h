@@ -83,6 +83,16 @@ void bench_cpu_sample(struct bench_cpu *);
 double bench_cpu_busy_seconds(const struct bench_cpu *before,
                               const struct bench_cpu *after);
 
+/* Option values.  Each returns the value that 'arg' gives option 'option'
+ * (named with its dashes, "--runs"), or exits with a message that names
+ * the option and the range: a whole number from 'min' to 'max', or a
+ * number of seconds above 0 (or from 'min') up to 'max'. */
+unsigned long long bench_parse_count(const char *option, const char *arg,
+                                     unsigned long long min,
+                                     unsigned long long max);
+double bench_parse_seconds(const char *option, const char *arg,
+                           double min, double max);
+
 /* Statistics over the runs of one measurement. */
 void bench_select(const char *list, const char *(*name)(size_t i), size_t n,
                   bool selected[]);

@@ -955,17 +955,6 @@ Options:\n\
            DISP_DEFAULT_ROUNDS, DISP_DEFAULT_REPEAT);
 }
 
-static unsigned int
-disp_parse_count(const char *option, const char *arg, unsigned int max)
-{
-    unsigned int value;
-
-    if (!str_to_uint(arg, 10, &value) || !value || value > max) {
-        ovs_fatal(0, "--%s: \"%s\" is not a number from 1 to %u",
-                  option, arg, max);
-    }
-    return value;
-}
 
 static void
 disp_parse_options(struct disp *d, int argc, char *argv[])
@@ -993,10 +982,11 @@ disp_parse_options(struct disp *d, int argc, char *argv[])
         }
         switch (c) {
         case OPT_ROUNDS:
-            d->n_rounds = disp_parse_count("rounds", optarg, 1000);
+            d->n_rounds = bench_parse_count("--rounds", optarg, 1, 1000);
             break;
         case OPT_REPEAT:
-            d->repeat = disp_parse_count("repeat", optarg, DISP_MAX_REPEAT);
+            d->repeat = bench_parse_count("--repeat",
+                                          optarg, 1, DISP_MAX_REPEAT);
             break;
         case OPT_JSON:
             d->json = true;

@@ -1043,17 +1043,6 @@ Options:\n\
            FP_DEFAULT_FLOWS, FP_DEFAULT_ROUNDS, FP_DEFAULT_REPEAT);
 }
 
-static unsigned int
-fp_parse_count(const char *option, const char *arg, unsigned int max)
-{
-    unsigned int value;
-
-    if (!str_to_uint(arg, 10, &value) || !value || value > max) {
-        ovs_fatal(0, "--%s: \"%s\" is not a number from 1 to %u",
-                  option, arg, max);
-    }
-    return value;
-}
 
 static void
 fp_parse_masks(struct fp *fp, const char *list)
@@ -1067,7 +1056,7 @@ fp_parse_masks(struct fp *fp, const char *list)
         if (fp->n_tables >= FP_MAX_TABLES) {
             ovs_fatal(0, "--masks: at most %d entries", FP_MAX_TABLES);
         }
-        fp->masks[fp->n_tables++] = fp_parse_count("masks", s,
+        fp->masks[fp->n_tables++] = bench_parse_count("--masks", s, 1,
                                                    XDP_DP_MAX_MASKS);
     }
     if (!fp->n_tables) {
@@ -1112,13 +1101,15 @@ fp_parse_options(struct fp *fp, int argc, char *argv[])
             fp_parse_masks(fp, optarg);
             break;
         case OPT_FLOWS:
-            fp->n_flows = fp_parse_count("flows", optarg, FP_MAX_FLOWS);
+            fp->n_flows = bench_parse_count("--flows",
+                                            optarg, 1, FP_MAX_FLOWS);
             break;
         case OPT_ROUNDS:
-            fp->n_rounds = fp_parse_count("rounds", optarg, 1000);
+            fp->n_rounds = bench_parse_count("--rounds", optarg, 1, 1000);
             break;
         case OPT_REPEAT:
-            fp->repeat = fp_parse_count("repeat", optarg, FP_MAX_REPEAT);
+            fp->repeat = bench_parse_count("--repeat",
+                                           optarg, 1, FP_MAX_REPEAT);
             break;
         case OPT_JSON:
             fp->json = true;

@@ -365,30 +365,7 @@ fwd_select_results(struct fwd *fwd)
     }
 }
 
-static double
-fwd_parse_seconds(const char *option, const char *arg)
-{
-    char *end;
-    double value = strtod(arg, &end);
 
-    if (*end || !(value > 0) || value > 3600) {
-        ovs_fatal(0, "%s: \"%s\" is not a number of seconds", option, arg);
-    }
-    return value;
-}
-
-static unsigned int
-fwd_parse_count(const char *option, const char *arg, unsigned int max)
-{
-    char *end;
-    unsigned long value = strtoul(arg, &end, 10);
-
-    if (*end || !*arg || !value || value > max) {
-        ovs_fatal(0, "%s: \"%s\" is not a number from 1 to %u",
-                  option, arg, max);
-    }
-    return value;
-}
 
 static void
 fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
@@ -455,24 +432,25 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         }
         switch (c) {
         case OPT_DURATION:
-            opts->duration = fwd_parse_seconds("--duration", optarg);
+            opts->duration = bench_parse_seconds("--duration",
+                                                 optarg, 0, 3600);
             break;
         case OPT_WARMUP:
-            opts->warmup = fwd_parse_seconds("--warmup", optarg);
+            opts->warmup = bench_parse_seconds("--warmup", optarg, 0, 3600);
             break;
         case OPT_RUNS:
-            opts->runs = fwd_parse_count("--runs", optarg, 100);
+            opts->runs = bench_parse_count("--runs", optarg, 1, 100);
             break;
         case OPT_FLOWS:
-            opts->n_flows = fwd_parse_count("--flows", optarg, 60000);
+            opts->n_flows = bench_parse_count("--flows", optarg, 1, 60000);
             flows_set = true;
             break;
         case OPT_MEGAFLOWS:
-            opts->n_megaflows = fwd_parse_count("--megaflows", optarg,
+            opts->n_megaflows = bench_parse_count("--megaflows", optarg, 1,
                                                 60000);
             break;
         case OPT_MASKS:
-            opts->n_masks = fwd_parse_count("--masks", optarg,
+            opts->n_masks = bench_parse_count("--masks", optarg, 1,
                                             FWD_MAX_MASKS);
             break;
         case OPT_SWITCHES:
@@ -490,7 +468,8 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
             cpu_set = true;
             break;
         case OPT_BATCH_SIZE:
-            opts->batch_size = fwd_parse_count("--batch-size", optarg, 256);
+            opts->batch_size = bench_parse_count("--batch-size",
+                                                 optarg, 1, 256);
             break;
         case OPT_VSWITCHD_XDP:
             free(opts->vswitchd_xdp);

@@ -150,21 +150,6 @@ fuzz_default_script(void)
     return bench_find_program("ovs-xdp-fuzz");
 }
 
-static unsigned long long
-fuzz_parse_number(const char *option, const char *arg,
-                  unsigned long long min, unsigned long long max)
-{
-    unsigned long long value;
-    char *end;
-
-    errno = 0;
-    value = strtoull(arg, &end, 10);
-    if (errno || end == arg || *end || value < min || value > max) {
-        ovs_fatal(0, "%s: \"%s\" is not a number from %llu to %llu",
-                  option, arg, min, max);
-    }
-    return value;
-}
 
 static void
 fuzz_parse_options(struct fuzz_options *opts, int argc, char *argv[])
@@ -208,33 +193,33 @@ fuzz_parse_options(struct fuzz_options *opts, int argc, char *argv[])
         }
         switch (c) {
         case OPT_FRAMES:
-            frames = fuzz_parse_number("--frames", optarg, 1, 1000000000);
+            frames = bench_parse_count("--frames", optarg, 1, 1000000000);
             break;
         case OPT_SEED:
             ds_put_format(&opts->script_args, " --seed=%llu",
-                          fuzz_parse_number("--seed", optarg, 0,
+                          bench_parse_count("--seed", optarg, 0,
                                             UINT32_MAX));
             break;
         case OPT_PORTS:
-            opts->n_ports = fuzz_parse_number("--ports", optarg, 2,
+            opts->n_ports = bench_parse_count("--ports", optarg, 2,
                                               FUZZ_MAX_PORTS);
             break;
         case OPT_BATCH:
             ds_put_format(&opts->script_args, " --batch=%llu",
-                          fuzz_parse_number("--batch", optarg, 1, 256));
+                          bench_parse_count("--batch", optarg, 1, 256));
             break;
         case OPT_FLOWS:
             ds_put_format(&opts->script_args, " --flows=%llu",
-                          fuzz_parse_number("--flows", optarg, 1, 1000));
+                          bench_parse_count("--flows", optarg, 1, 1000));
             break;
         case OPT_TABLE_FRAMES:
             ds_put_format(&opts->script_args, " --table-frames=%llu",
-                          fuzz_parse_number("--table-frames", optarg, 1,
+                          bench_parse_count("--table-frames", optarg, 1,
                                             1000000000));
             break;
         case OPT_PROGRESS:
             ds_put_format(&opts->script_args, " --progress=%llu",
-                          fuzz_parse_number("--progress", optarg, 1,
+                          bench_parse_count("--progress", optarg, 1,
                                             86400));
             break;
         case OPT_XDP_MODE:

@@ -139,19 +139,6 @@ Options:\n\
            program_name, program_name, LAT_STOCK_VSWITCHD);
 }
 
-static unsigned int
-lat_parse_count(const char *option, const char *arg, unsigned int min,
-                unsigned int max)
-{
-    char *end;
-    unsigned long value = strtoul(arg, &end, 10);
-
-    if (*end || !*arg || value < min || value > max) {
-        ovs_fatal(0, "%s: \"%s\" is not a number from %u to %u",
-                  option, arg, min, max);
-    }
-    return value;
-}
 
 static const char *
 lat_switch_name(size_t i)
@@ -195,7 +182,6 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
     };
     char *short_options = ovs_cmdl_long_options_to_short_options(long_options);
     struct lat_options *opts = &lat->opts;
-    char *end;
 
     opts->count = 10;
     opts->repeat = 10;
@@ -212,18 +198,14 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
         }
         switch (c) {
         case OPT_COUNT:
-            opts->count = lat_parse_count("--count", optarg, 2, 10000);
+            opts->count = bench_parse_count("--count", optarg, 2, 10000);
             break;
         case OPT_REPEAT:
-            opts->repeat = lat_parse_count("--repeat", optarg, 1, 10000);
+            opts->repeat = bench_parse_count("--repeat", optarg, 1, 10000);
             break;
         case OPT_INTERVAL:
-            opts->interval = strtod(optarg, &end);
-            if (*end || !(opts->interval >= 0.002)
-                || opts->interval > 10) {
-                ovs_fatal(0, "--interval: \"%s\" is not a number of seconds "
-                          "from 0.002 to 10", optarg);
-            }
+            opts->interval = bench_parse_seconds("--interval", optarg,
+                                                 0.002, 10);
             break;
         case OPT_SWITCHES:
             lat_parse_switches(lat, optarg);

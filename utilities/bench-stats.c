@@ -75,6 +75,7 @@
 
 #include "datapath/xdp-dp.h"
 #include "maps/flow-stats.h"
+#include "utilities/bench-common.h"
 #include "utilities/ovs-xdp-bench.h"
 #include "util.h"
 
@@ -644,17 +645,6 @@ usage(void)
            BENCH_STATS_DEFAULT_ROUNDS);
 }
 
-static unsigned int
-parse_count(const char *option, const char *arg, unsigned int max)
-{
-    unsigned int value;
-
-    if (!str_to_uint(arg, 10, &value) || !value || value > max) {
-        ovs_fatal(0, "--%s: \"%s\" is not a number from 1 to %u",
-                  option, arg, max);
-    }
-    return value;
-}
 
 int
 bench_stats_main(int argc, char *argv[])
@@ -688,13 +678,15 @@ bench_stats_main(int argc, char *argv[])
         }
         switch (c) {
         case OPT_FLOWS:
-            ctx.n_flows = parse_count("flows", optarg, XDP_DP_MAX_FLOWS);
+            ctx.n_flows = bench_parse_count("--flows",
+                                            optarg, 1, XDP_DP_MAX_FLOWS);
             break;
         case OPT_BATCH:
-            ctx.batch = parse_count("batch", optarg, XDP_DP_MAX_FLOWS);
+            ctx.batch = bench_parse_count("--batch",
+                                          optarg, 1, XDP_DP_MAX_FLOWS);
             break;
         case OPT_ROUNDS:
-            n_rounds = parse_count("rounds", optarg, 1000);
+            n_rounds = bench_parse_count("--rounds", optarg, 1, 1000);
             break;
         case OPT_JSON:
             json = true;

@@ -201,31 +201,7 @@ storm_switch_name(size_t i)
     return storm_switches[i].name;
 }
 
-static double
-storm_parse_seconds(const char *option, const char *arg)
-{
-    char *end;
-    double value = strtod(arg, &end);
 
-    if (*end || !(value > 0) || value > 3600) {
-        ovs_fatal(0, "%s: \"%s\" is not a number of seconds", option, arg);
-    }
-    return value;
-}
-
-static unsigned int
-storm_parse_count(const char *option, const char *arg, unsigned int min,
-                  unsigned int max)
-{
-    char *end;
-    unsigned long value = strtoul(arg, &end, 10);
-
-    if (*end || !*arg || value < min || value > max) {
-        ovs_fatal(0, "%s: \"%s\" is not a number from %u to %u",
-                  option, arg, min, max);
-    }
-    return value;
-}
 
 /* Returns the highest CPU that this process may run on. */
 static int
@@ -299,19 +275,20 @@ storm_parse_options(struct storm *st, int argc, char *argv[])
         }
         switch (c) {
         case OPT_SECONDS:
-            opts->seconds = storm_parse_seconds("--seconds", optarg);
+            opts->seconds = bench_parse_seconds("--seconds", optarg, 0, 3600);
             break;
         case OPT_WARMUP:
-            opts->warmup = storm_parse_seconds("--warmup", optarg);
+            opts->warmup = bench_parse_seconds("--warmup", optarg, 0, 3600);
             break;
         case OPT_INTERVAL:
-            opts->interval = storm_parse_seconds("--interval", optarg);
+            opts->interval = bench_parse_seconds("--interval",
+                                                 optarg, 0, 3600);
             break;
         case OPT_RATE:
-            opts->rate = storm_parse_count("--rate", optarg, 1, 1000000);
+            opts->rate = bench_parse_count("--rate", optarg, 1, 1000000);
             break;
         case OPT_BURST:
-            opts->burst = storm_parse_count("--burst", optarg, 0, 1000000);
+            opts->burst = bench_parse_count("--burst", optarg, 0, 1000000);
             break;
         case OPT_SWITCHES:
             bench_select(optarg, storm_switch_name, STORM_N_SWITCHES,
@@ -325,7 +302,7 @@ storm_parse_options(struct storm *st, int argc, char *argv[])
             cpu_set = true;
             break;
         case OPT_BATCH_SIZE:
-            opts->batch_size = storm_parse_count("--batch-size", optarg,
+            opts->batch_size = bench_parse_count("--batch-size", optarg,
                                                  1, 256);
             break;
         case OPT_VSWITCHD_XDP:

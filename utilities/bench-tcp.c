@@ -299,18 +299,14 @@ tcp_parse_options(struct tcp_bench *tb, int argc, char *argv[])
 
     for (;;) {
         int c = getopt_long(argc, argv, short_options, long_options, NULL);
-        char *end;
 
         if (c == -1) {
             break;
         }
         switch (c) {
         case OPT_DURATION:
-            opts->duration = strtod(optarg, &end);
-            if (*end || !(opts->duration >= 1) || opts->duration > 600) {
-                ovs_fatal(0, "--duration: \"%s\" is not a number of seconds "
-                          "from 1 to 600", optarg);
-            }
+            opts->duration = bench_parse_seconds("--duration", optarg, 1,
+                                                 600);
             break;
         case OPT_RUNS:
             tcp_parse_list("--runs", optarg, 1, TCP_MAX_RUNS, runs);
