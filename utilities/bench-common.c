@@ -51,6 +51,7 @@
 
 #include "fatal-signal.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/json.h"
 #include "packets.h"
 #include "util.h"
 
@@ -330,6 +331,19 @@ bench_select(const char *list, const char *(*name)(size_t i), size_t n,
         selected[i] = true;
     }
     free(copy);
+}
+
+void
+bench_write_json(struct json *json, const char *file_name)
+{
+    char *s = json_to_string(json, JSSF_PRETTY | JSSF_SORT);
+    FILE *stream = fopen(file_name, "w");
+
+    if (!stream || fprintf(stream, "%s\n", s) < 0 || fclose(stream)) {
+        ovs_error(errno, "%s: cannot write results", file_name);
+    }
+    free(s);
+    json_destroy(json);
 }
 
 unsigned long long

@@ -93,6 +93,11 @@ unsigned long long bench_parse_count(const char *option, const char *arg,
 double bench_parse_seconds(const char *option, const char *arg,
                            double min, double max);
 
+/* Writes 'json' (pretty, with sorted keys) and a new-line into 'file_name'
+ * and destroys it; reports a failure on stderr. */
+struct json;
+void bench_write_json(struct json *json, const char *file_name);
+
 /* Statistics over the runs of one measurement. */
 void bench_select(const char *list, const char *(*name)(size_t i), size_t n,
                   bool selected[]);

@@ -1569,13 +1569,7 @@ fwd_write_json(const struct fwd *fwd)
     }
     json_object_put(top, "switches", switches);
 
-    char *s = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
-    FILE *stream = fopen(opts->json_file, "w");
-    if (!stream || fprintf(stream, "%s\n", s) < 0 || fclose(stream)) {
-        ovs_error(errno, "%s: cannot write results", opts->json_file);
-    }
-    free(s);
-    json_destroy(top);
+    bench_write_json(top, opts->json_file);
 }
 
 /* Draws the medians and spreads as a bar chart in --plot's file, with

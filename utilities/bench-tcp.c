@@ -932,14 +932,7 @@ tcp_write_json(const struct tcp_bench *tb)
     json_object_put(top, "duration", json_real_create(o->duration));
     json_object_put(top, "cases", cases);
 
-    char *text = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
-    FILE *f = fopen(o->json_file, "w");
-    if (!f || fputs(text, f) == EOF || fputc('\n', f) == EOF
-        || fclose(f)) {
-        ovs_fatal(errno, "%s: cannot write", o->json_file);
-    }
-    free(text);
-    json_destroy(top);
+    bench_write_json(top, o->json_file);
 }
 
 int
