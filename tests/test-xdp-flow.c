@@ -31,6 +31,13 @@
  *                     prints the rebuilt ODP forms and whether each trip
  *                     came back to where it started (or why FLOW has no
  *                     XDP form).
+ *   compile TABLE     TABLE is "HITS:FLOW;HITS:FLOW;...", one subtable per
+ *                     FLOW (its mask; mask slots numbered from 0 in
+ *                     order) with the hits it had lately: prints what
+ *                     xdp_compile_build() makes of them, the compiler's
+ *                     choices: the subtables in visiting order with the
+ *                     key each compiles to, and whether the program must
+ *                     parse the transport layer before its lookups.
  *   actions ACTIONS   Prints xdp_actions_format() of the compiled actions,
  *                     followed by ": REASON" for a slow-path flow, and for
  *                     each sample action the nested actions that
@@ -51,6 +58,7 @@
 #include "flow.h"
 #include "odp-util.h"
 #include "ofproto-xdp/xdp-actions.h"
+#include "ofproto-xdp/xdp-compile.h"
 #include "ofproto-xdp/xdp-flow.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/ofpbuf.h"
@@ -77,6 +85,59 @@ parse_odp_flow(const char *s, struct ofpbuf *key, struct ofpbuf *mask)
     if (odp_flow_from_string(s, NULL, key, mask, &error)) {
         ovs_fatal(0, "%s: %s", s, error);
     }
+}
+
+/* "compile TABLE". */
+static void
+do_compile(const char *arg)
+{
+    struct xdp_compile_mask masks[XDP_DP_MAX_CSUBS + 1];
+    char *copy = xstrdup(arg), *save = NULL;
+    struct ds s = DS_EMPTY_INITIALIZER;
+    struct xdp_dp_cfg cfg;
+    size_t n = 0;
+
+    for (char *entry = strtok_r(copy, ";", &save); entry;
+         entry = strtok_r(NULL, ";", &save)) {
+        struct xdp_compile_mask *m = &masks[n];
+        struct xdp_flow_key xkey;
+        struct ofpbuf key, mask;
+        char *colon = strchr(entry, ':');
+        int error;
+
+        if (!colon || n >= ARRAY_SIZE(masks)) {
+            ovs_fatal(0, "%s: not HITS:FLOW, or too many", entry);
+        }
+        *colon = '\0';
+        memset(m, 0, sizeof *m);
+        m->slot = n;
+        m->hits = strtoull(entry, NULL, 10);
+        m->n_flows = 1;
+        ofpbuf_init(&key, 0);
+        ofpbuf_init(&mask, 0);
+        parse_odp_flow(colon + 1, &key, &mask);
+        error = xdp_flow_from_odp(key.data, key.size, mask.data, mask.size,
+                                  &xkey, &m->mask, NULL, NULL);
+        if (error) {
+            ovs_fatal(0, "%s: %s", colon + 1, error_name(error));
+        }
+        ofpbuf_uninit(&key);
+        ofpbuf_uninit(&mask);
+        n++;
+    }
+    free(copy);
+
+    xdp_compile_build(masks, n, 0, &cfg);
+    printf("parse transport layer first: %s\n", cfg.parse_l4 ? "yes" : "no");
+    for (uint32_t i = 0; i < cfg.n_csubs; i++) {
+        const struct xdp_dp_csub *cs = &cfg.csubs[i];
+
+        ds_clear(&s);
+        xdp_compile_format_csub(&s, cs);
+        printf("%"PRIu32": slot %"PRIu32" (%"PRIu64" hits), %s\n", i,
+               cs->slot, masks[cs->slot].hits, ds_cstr(&s));
+    }
+    ds_destroy(&s);
 }
 
 /* Prints the XDP key and mask of 'key' and 'mask', or the reason why it
@@ -277,7 +338,8 @@ usage(void)
            "  key FLOW         XDP key and mask of an ODP key with masks\n"
            "  exact KEY        XDP key and mask of an exact-match ODP key\n"
            "  round-trip FLOW  ODP -> XDP -> ODP conversions\n"
-           "  actions ACTIONS  XDP actions of ODP actions\n",
+           "  actions ACTIONS  XDP actions of ODP actions\n"
+           "  compile TABLE    the compiler's choices for HITS:FLOW;...\n",
            program_name);
 }
 
@@ -304,6 +366,8 @@ main(int argc, char *argv[])
         do_round_trip(argv[2]);
     } else if (!strcmp(argv[1], "actions")) {
         do_actions(argv[2]);
+    } else if (!strcmp(argv[1], "compile")) {
+        do_compile(argv[2]);
     } else {
         usage();
         return 1;
