@@ -105,39 +105,23 @@ meter_stats_read(struct dp_xdp *dp, uint32_t id,
                  struct xdp_dp_meter_stats *sum, bool clear)
 {
     int n_cpus = libbpf_num_possible_cpus();
-    struct xdp_dp_meter_stats *per_cpu;
     int error = 0;
 
-    /* Every member is a 64-bit counter: sum them as an array. */
-    BUILD_ASSERT_DECL(sizeof *sum % sizeof(uint64_t) == 0);
-    enum { N_COUNTERS = sizeof *sum / sizeof(uint64_t) };
-
-    if (n_cpus <= 0) {
-        return n_cpus ? -n_cpus : EINVAL;
-    }
-    per_cpu = xcalloc(n_cpus, sizeof *per_cpu);
     if (sum) {
-        memset(sum, 0, sizeof *sum);
-        if (bpf_map_lookup_elem(stats_fd(dp), &id, per_cpu)) {
-            error = errno;
-        } else {
-            uint64_t *total = (uint64_t *) sum;
+        error = dp_xdp_sum_percpu(stats_fd(dp), id, sum, sizeof *sum);
+    }
+    if (!error && clear) {
+        struct xdp_dp_meter_stats *zeros;
 
-            for (int i = 0; i < n_cpus; i++) {
-                const uint64_t *c = (const uint64_t *) &per_cpu[i];
-
-                for (int j = 0; j < N_COUNTERS; j++) {
-                    total[j] += c[j];
-                }
-            }
-            memset(per_cpu, 0, n_cpus * sizeof *per_cpu);
+        if (n_cpus <= 0) {
+            return n_cpus ? -n_cpus : EINVAL;
         }
+        zeros = xcalloc(n_cpus, sizeof *zeros);
+        if (bpf_map_update_elem(stats_fd(dp), &id, zeros, 0)) {
+            error = errno;
+        }
+        free(zeros);
     }
-    if (!error && clear
-        && bpf_map_update_elem(stats_fd(dp), &id, per_cpu, 0)) {
-        error = errno;
-    }
-    free(per_cpu);
     return error;
 }
 

@@ -563,6 +563,7 @@ bool dp_xdp_gso_cut(struct dp_packet *p, int mtu, uint32_t gso_size,
 
 /* dpif-xdp-stats.c */
 int dp_xdp_read_stats(struct dp_xdp *, struct xdp_dp_stats *sum);
+int dp_xdp_sum_percpu(int map_fd, uint32_t key, void *sum, size_t size);
 void dp_xdp_stats_register_commands(void);
 
 /* Adds one to 'counter', a member of a 'struct dp_xdp_uspace_stats'. */

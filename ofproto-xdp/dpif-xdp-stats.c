@@ -48,41 +48,43 @@
 #include "unixctl.h"
 #include "util.h"
 
-/* Stores in '*sum' the datapath's counters (xdp_dp_stats) summed over the
- * CPUs.  Returns 0 or a positive errno (then '*sum' is all zeros). */
+/* Reads entry 'key' of the per-CPU map 'map_fd', whose values are 'size'
+ * bytes of 64-bit counters, and stores in 'sum' each counter summed over
+ * the CPUs.  Returns 0 or a positive errno (then 'sum' is all zeros). */
 int
-dp_xdp_read_stats(struct dp_xdp *dp, struct xdp_dp_stats *sum)
+dp_xdp_sum_percpu(int map_fd, uint32_t key, void *sum, size_t size)
 {
     int n_cpus = libbpf_num_possible_cpus();
-    struct xdp_dp_stats *per_cpu;
-    uint32_t zero = 0;
+    size_t n_counters = size / sizeof(uint64_t);
+    uint64_t *per_cpu, *total = sum;
     int error = 0;
 
-    /* Every member is a 64-bit counter: sum them as an array. */
-    BUILD_ASSERT_DECL(sizeof *sum % sizeof(uint64_t) == 0);
-    enum { N_COUNTERS = sizeof *sum / sizeof(uint64_t) };
-
-    memset(sum, 0, sizeof *sum);
+    ovs_assert(size % sizeof(uint64_t) == 0);
+    memset(sum, 0, size);
     if (n_cpus <= 0) {
         return n_cpus ? -n_cpus : EINVAL;
     }
-    per_cpu = xcalloc(n_cpus, sizeof *per_cpu);
-    if (bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.xdp_dp_stats), &zero,
-                            per_cpu)) {
+    per_cpu = xcalloc(n_cpus, size);
+    if (bpf_map_lookup_elem(map_fd, &key, per_cpu)) {
         error = errno;
     } else {
-        uint64_t *total = (uint64_t *) sum;
-
         for (int i = 0; i < n_cpus; i++) {
-            const uint64_t *c = (const uint64_t *) &per_cpu[i];
-
-            for (int j = 0; j < N_COUNTERS; j++) {
-                total[j] += c[j];
+            for (size_t j = 0; j < n_counters; j++) {
+                total[j] += per_cpu[i * n_counters + j];
             }
         }
     }
     free(per_cpu);
     return error;
+}
+
+/* Stores in '*sum' the datapath's counters (xdp_dp_stats) summed over the
+ * CPUs.  Returns 0 or a positive errno (then '*sum' is all zeros). */
+int
+dp_xdp_read_stats(struct dp_xdp *dp, struct xdp_dp_stats *sum)
+{
+    return dp_xdp_sum_percpu(bpf_map__fd(dp->skel->maps.xdp_dp_stats), 0,
+                             sum, sizeof *sum);
 }
 
 static uint64_t
