@@ -806,7 +806,14 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
     }
 
     int all_l4 = !xdp_dp_cfg.enabled || xdp_dp_cfg.parse_l4;
-    xdp_parse_frame_l4(ctx, key, info, all_l4);
+    /* After a ct() that left the frame as it was (md->key_ok), the key
+     * and parse info of the last pass are this frame's: only the
+     * metadata below changes.  That saves the second parse of every
+     * packet of an established connection. */
+    if (!(HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && md->key_ok)) {
+        xdp_parse_frame_l4(ctx, key, info, all_l4);
+    }
+    md->key_ok = 0;
     if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_HASH)) && md->hash_pending) {
         if (!all_l4 && xdp_parse_l4_pending(key, info)) {
             xdp_parse_l4__(ctx, key, info);
