@@ -343,7 +343,7 @@ tc_dp_execute(struct __sk_buff *skb, const struct xdp_flow *flow,
         }
         if (do_set_ipv4(skb, &cte->nat_ip, key, &diff)
             || (cte->nat_l4.type
-                && do_set_l4_ports(skb, &cte->nat_l4, key, &diff))) {
+                && do_set_l4_ports(skb, &cte->nat_l4, key, &diff) < 0)) {
             COUNT(n_tx_error, 1);
             return TC_ACT_SHOT;
         }
@@ -369,7 +369,7 @@ tc_dp_execute(struct __sk_buff *skb, const struct xdp_flow *flow,
             error = do_set_ipv4(skb, a, key, &diff);
             break;
         case XDP_DP_ACTION_SET_L4_PORTS:
-            error = do_set_l4_ports(skb, a, key, &diff);
+            error = do_set_l4_ports(skb, a, key, &diff) < 0 ? -1 : 0;
             break;
         case XDP_DP_ACTION_SET_IPV6_ADDR:
             error = do_set_ipv6_addr(skb, a, key, &diff);

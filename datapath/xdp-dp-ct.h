@@ -221,4 +221,29 @@ ct_fill_key(struct xdp_flow_key *key, __u32 ct)
     key->ct_nw_proto = e->orig_proto;
 }
 
+/* Brings 'key', the key of a frame that the NAT of cache entry 'e' has
+ * just rewritten, up to date with the frame, as a new parse would make
+ * it: the addresses, and the ports if 'ports' (the L4 rewrite took
+ * place; when it did not, the frame's ports are those the key has).  The
+ * NAT of an entry rewrites nothing else (dpif-xdp-ctcache.c fills in only
+ * the addresses and ports of 'nat_ip' and 'nat_l4'). */
+static __always_inline void
+ct_nat_fill_key(struct xdp_flow_key *key, const struct xdp_dp_ct_entry *e,
+                int ports)
+{
+    const struct xdp_dp_action *ip = &e->nat_ip;
+    const struct xdp_dp_action *l4 = &e->nat_l4;
+
+    key->nw_src = (key->nw_src & ~ip->ipv4.src_mask)
+                  | (ip->ipv4.src & ip->ipv4.src_mask);
+    key->nw_dst = (key->nw_dst & ~ip->ipv4.dst_mask)
+                  | (ip->ipv4.dst & ip->ipv4.dst_mask);
+    if (ports) {
+        key->tp_src = (key->tp_src & ~l4->l4.src_mask)
+                      | (l4->l4.src & l4->l4.src_mask);
+        key->tp_dst = (key->tp_dst & ~l4->l4.dst_mask)
+                      | (l4->l4.dst & l4->l4.dst_mask);
+    }
+}
+
 #endif /* xdp-dp-ct.h */

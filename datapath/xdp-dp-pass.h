@@ -38,11 +38,14 @@ struct pkt_md {
                                  * frame: the output makes them. */
     __u32 ct;                   /* What the last ct() in XDP gave the
                                  * packet (XDP_DP_PKT_CT_*), or 0. */
-    __u32 key_ok;               /* Nonzero: the last pass changed nothing
-                                 * in the frame (its actions were a ct()
-                                 * without NAT and the recirc), so the
-                                 * next pass may keep the key it parsed
-                                 * (see dp_pass() in xdp-dp.bpf.c). */
+    __u32 key_ok;               /* Nonzero: the last pass's actions were
+                                 * a ct() and the recirc, which changed
+                                 * nothing in the frame but the ct()'s
+                                 * NAT, which execute() also made in the
+                                 * key (ct_nat_fill_key()): the next pass
+                                 * may keep the key (see dp_pass() in
+                                 * xdp-dp.bpf.c).  Not used by the TC
+                                 * pipeline, which parses every pass. */
     struct tnl_md {             /* What a tnl_pop in XDP gave the packet
                                  * (see xdp-dp-tnl.h), if 'dst' is set: */
         __be64 id;              /* The key's tun_* fields. */
@@ -243,9 +246,8 @@ do_recirc(const struct xdp_flow *flow, __u32 i, struct pkt_md *md,
     if (ct) {
         md->ct = ct;
     }
-    md->key_ok = (!(flow->action_bits & ~(ACTION_BIT(XDP_DP_ACTION_CT)
-                                           | ACTION_BIT(XDP_DP_ACTION_RECIRC)))
-                  && !(ct & XDP_DP_PKT_CT_F_NAT));
+    md->key_ok = !(flow->action_bits & ~(ACTION_BIT(XDP_DP_ACTION_CT)
+                                          | ACTION_BIT(XDP_DP_ACTION_RECIRC)));
     return 0;
 }
 

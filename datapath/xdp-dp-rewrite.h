@@ -394,6 +394,10 @@ apply_l4_csum_diff(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key,
     }
 }
 
+/* Rewrites the TCP or UDP ports of the packet in 'ctx' as 'a' says, with
+ * the checksum change in 'diff'.  Returns 1 if it rewrote them, 0 if there
+ * was nothing OVS would rewrite (no or a malformed transport header), -1
+ * if the packet is not of the action's protocol. */
 static __always_inline int
 do_set_l4_ports(XDP_PARSE_CTX *ctx, const struct xdp_dp_action *a,
                 const struct xdp_flow_key *key, struct l4_csum_diff *diff)
@@ -434,7 +438,7 @@ do_set_l4_ports(XDP_PARSE_CTX *ctx, const struct xdp_dp_action *a,
                     + (__u16) ~ports[1] + (__u16) dst);
     ports[0] = src;
     ports[1] = dst;
-    return 0;
+    return 1;
 }
 
 static __always_inline int

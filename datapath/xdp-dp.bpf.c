@@ -581,11 +581,22 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             xdp_dp_sample__(ctx, md, buf, &flow->actions[0], flow->slot);
             first = 1;
         }
+        int ports = 0;
+
         if (do_set_ipv4(ctx, &cte->nat_ip, key, &diff)
             || (cte->nat_l4.type
-                && do_set_l4_ports(ctx, &cte->nat_l4, key, &diff))) {
+                && (ports = do_set_l4_ports(ctx, &cte->nat_l4, key,
+                                            &diff)) < 0)) {
             COUNT(n_tx_error, 1);
             return XDP_DROP;
+        }
+        /* For a flow that is only the ct() and its recirc, the key now
+         * says what a parse of the rewritten frame would, so that the
+         * next pass may keep it (md->key_ok).  Other flows' actions see
+         * the key as the flow matched it, as before. */
+        if (!(flow->action_bits & ~(ACTION_BIT(XDP_DP_ACTION_CT)
+                                    | ACTION_BIT(XDP_DP_ACTION_RECIRC)))) {
+            ct_nat_fill_key(&buf->key, cte, ports > 0);
         }
     }
 
@@ -622,7 +633,7 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             break;
         case XDP_DP_ACTION_SET_L4_PORTS:
             error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
-                     ? do_set_l4_ports(ctx, a, key, &diff) : -1);
+                     && do_set_l4_ports(ctx, a, key, &diff) >= 0 ? 0 : -1);
             break;
         case XDP_DP_ACTION_SET_IPV6_ADDR:
             error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR))
