@@ -817,8 +817,9 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
     }
 
     int all_l4 = !xdp_dp_cfg.enabled || xdp_dp_cfg.parse_l4;
-    /* After a ct() that left the frame as it was (md->key_ok), the key
-     * and parse info of the last pass are this frame's: only the
+    /* After a flow that was only a ct() and its recirc (md->key_ok), the
+     * key and parse info of the last pass are this frame's (a NAT made
+     * in the frame was made in the key too, ct_nat_fill_key()): only the
      * metadata below changes.  That saves the second parse of every
      * packet of an established connection. */
     if (!(HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && md->key_ok)) {
