@@ -564,6 +564,12 @@ bool dp_xdp_gso_cut(struct dp_packet *p, int mtu, uint32_t gso_size,
 /* dpif-xdp-stats.c */
 int dp_xdp_read_stats(struct dp_xdp *, struct xdp_dp_stats *sum);
 int dp_xdp_sum_percpu(int map_fd, uint32_t key, void *sum, size_t size);
+struct dp_xdp_counter {
+    const char *name;           /* As dpif-xdp/stats-show prints it. */
+    size_t ofs;                 /* Its place in struct xdp_dp_stats. */
+};
+extern const struct dp_xdp_counter dp_xdp_prog_counters[];
+extern const size_t dp_xdp_n_prog_counters;
 void dp_xdp_stats_register_commands(void);
 
 /* Adds one to 'counter', a member of a 'struct dp_xdp_uspace_stats'. */

@@ -38,6 +38,11 @@
  *                     choices: the subtables in visiting order with the
  *                     key each compiles to, and whether the program must
  *                     parse the transport layer before its lookups.
+ *   stats-layout -    Checks that dpif-xdp/stats-show's table of the
+ *                     programs' counters names every 64-bit word of
+ *                     struct xdp_dp_stats once (but 'n_mask_hit' and
+ *                     'mask_hits', shown by dpctl/show and
+ *                     dpif-xdp/compile-show), and no name twice.
  *   actions ACTIONS   Prints xdp_actions_format() of the compiled actions,
  *                     followed by ": REASON" for a slow-path flow, and for
  *                     each sample action the nested actions that
@@ -50,6 +55,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +63,7 @@
 #include "datapath/xdp-dp.h"
 #include "flow.h"
 #include "odp-util.h"
+#include "ofproto-xdp/dpif-xdp-private.h"
 #include "ofproto-xdp/xdp-actions.h"
 #include "ofproto-xdp/xdp-compile.h"
 #include "ofproto-xdp/xdp-flow.h"
@@ -85,6 +92,52 @@ parse_odp_flow(const char *s, struct ofpbuf *key, struct ofpbuf *mask)
     if (odp_flow_from_string(s, NULL, key, mask, &error)) {
         ovs_fatal(0, "%s: %s", s, error);
     }
+}
+
+/* "stats-layout -". */
+static void
+do_stats_layout(void)
+{
+    enum { N_WORDS = sizeof(struct xdp_dp_stats) / sizeof(uint64_t) };
+    int named[N_WORDS];
+    int n_bad = 0;
+
+    BUILD_ASSERT_DECL(sizeof(struct xdp_dp_stats) % sizeof(uint64_t) == 0);
+    memset(named, 0, sizeof named);
+    /* Shown elsewhere: dpctl/show's mask hits, and the hits per subtable
+     * that the compiler ranks by (dpif-xdp/compile-show). */
+    named[offsetof(struct xdp_dp_stats, n_mask_hit) / sizeof(uint64_t)]++;
+    for (size_t i = 0; i < XDP_DP_MAX_MASKS; i++) {
+        named[offsetof(struct xdp_dp_stats, mask_hits[i])
+              / sizeof(uint64_t)]++;
+    }
+    for (size_t i = 0; i < dp_xdp_n_prog_counters; i++) {
+        const struct dp_xdp_counter *c = &dp_xdp_prog_counters[i];
+
+        if (c->ofs % sizeof(uint64_t)
+            || c->ofs >= sizeof(struct xdp_dp_stats)) {
+            printf("%s: not a counter of struct xdp_dp_stats\n", c->name);
+            n_bad++;
+            continue;
+        }
+        named[c->ofs / sizeof(uint64_t)]++;
+        for (size_t j = 0; j < i; j++) {
+            if (!strcmp(c->name, dp_xdp_prog_counters[j].name)) {
+                printf("%s: named twice\n", c->name);
+                n_bad++;
+            }
+        }
+    }
+    for (size_t w = 0; w < N_WORDS; w++) {
+        if (named[w] != 1) {
+            printf("word %"PRIuSIZE" of struct xdp_dp_stats: %s\n", w,
+                   named[w] ? "shown twice" : "never shown");
+            n_bad++;
+        }
+    }
+    printf("%"PRIuSIZE" counters of %d words: %s\n",
+           dp_xdp_n_prog_counters, (int) N_WORDS,
+           n_bad ? "BAD" : "every word shown once");
 }
 
 /* "compile TABLE". */
@@ -339,7 +392,8 @@ usage(void)
            "  exact KEY        XDP key and mask of an exact-match ODP key\n"
            "  round-trip FLOW  ODP -> XDP -> ODP conversions\n"
            "  actions ACTIONS  XDP actions of ODP actions\n"
-           "  compile TABLE    the compiler's choices for HITS:FLOW;...\n",
+           "  compile TABLE    the compiler's choices for HITS:FLOW;...\n"
+           "  stats-layout -   stats-show names every counter once\n",
            program_name);
 }
 
@@ -368,6 +422,8 @@ main(int argc, char *argv[])
         do_actions(argv[2]);
     } else if (!strcmp(argv[1], "compile")) {
         do_compile(argv[2]);
+    } else if (!strcmp(argv[1], "stats-layout")) {
+        do_stats_layout();
     } else {
         usage();
         return 1;
