@@ -187,9 +187,12 @@ struct dp_xdp_handler {
  *
  * 'skel', the map file descriptors and 'stats_map' are set up at creation
  * and constant until destruction.  The running program ('live_skel',
- * 'xdp_prog_fd', 'tc_prog_fd') changes only under both 'flow_mutex' and
- * 'port_mutex' (dp_xdp_swap_program()), and swaps are serialized by the
- * compiler's mutex (dpif-xdp-compile.c). */
+ * 'xdp_prog_fd', 'tc_prog_fd') changes only under both the compiler's
+ * mutex, which serializes swaps (dpif-xdp-compile.c), and 'port_mutex'
+ * (dp_xdp_swap_program()): either one keeps it still.  No swap holds
+ * 'flow_mutex' while it updates the ports' links; 'live_action_bits',
+ * under 'flow_mutex', holds only the actions of both programs while a
+ * swap is under way. */
 /* What ovs-vswitchd did with the packets that the programs sent up,
  * counted by ovs-vswitchd itself, next to the programs' own counters
  * (struct xdp_dp_stats) in dpif-xdp/stats-show: a packet switched in XDP

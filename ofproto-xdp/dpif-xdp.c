@@ -548,16 +548,32 @@ dp_xdp_load_program(struct dp_xdp *dp, const struct xdp_dp_cfg *cfg,
  * new program joins, the old one leaves), however many ports there are.
  * Takes ownership of 'skel', unless it is 'dp->skel'.  Returns 0 or a
  * positive errno; on failure the old program keeps running on every port
- * it ran on. */
+ * it ran on.
+ *
+ * The caller holds the compiler's mutex, which serializes swaps.  The
+ * links are updated under 'port_mutex' alone, so that flow puts and
+ * deletes (under 'flow_mutex') go on meanwhile.  While the swap is under
+ * way, 'live_action_bits' holds only the actions both programs have code
+ * for: a flow put then that needs another asks the compiler for a program
+ * that has it (flow_check_actions() in dpif-xdp-flow.c) instead of
+ * counting on either. */
 int
 dp_xdp_swap_program(struct dp_xdp *dp, struct xdp_dp *skel, struct ds *reply)
     OVS_EXCLUDED(dp->flow_mutex, dp->port_mutex)
 {
+    uint32_t new_bits = (skel->rodata->xdp_dp_cfg.enabled
+                         ? skel->rodata->xdp_dp_cfg.action_bits
+                         : UINT32_MAX);
+    struct xdp_dp *old = NULL;
     struct dp_xdp_port *port;
-    uint32_t old_id, new_id;
+    uint32_t old_id, new_id, old_bits;
     int error = 0, n_ports = 0;
 
     ovs_mutex_lock(&dp->flow_mutex);
+    old_bits = dp->live_action_bits;
+    dp->live_action_bits = old_bits & new_bits;
+    ovs_mutex_unlock(&dp->flow_mutex);
+
     ovs_mutex_lock(&dp->port_mutex);
     int new_xdp = bpf_program__fd(skel->progs.xdp_dp_main);
     int new_tc = bpf_program__fd(skel->progs.xdp_dp_tc);
@@ -579,19 +595,18 @@ dp_xdp_swap_program(struct dp_xdp *dp, struct xdp_dp *skel, struct ds *reply)
     if (!error) {
         /* 'dp->skel', which owns the maps every instance shares, stays;
          * only the instance that has become idle goes. */
-        struct xdp_dp *old = dp->live_skel != dp->skel ? dp->live_skel : NULL;
-
+        old = dp->live_skel != dp->skel ? dp->live_skel : NULL;
         dp->live_skel = skel;
         dp->xdp_prog_fd = new_xdp;
         dp->tc_prog_fd = new_tc;
-        dp->live_action_bits = (skel->rodata->xdp_dp_cfg.enabled
-                                ? skel->rodata->xdp_dp_cfg.action_bits
-                                : UINT32_MAX);
-        xdp_dp__destroy(old);
         skel = NULL;
     }
     ovs_mutex_unlock(&dp->port_mutex);
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    dp->live_action_bits = error ? old_bits : new_bits;
     ovs_mutex_unlock(&dp->flow_mutex);
+    xdp_dp__destroy(old);
 
     if (error) {
         /* Some ports may run the new program already: it shares the maps,
