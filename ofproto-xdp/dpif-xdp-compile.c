@@ -104,6 +104,7 @@ struct dp_xdp_compiler {
     atomic_bool auto_compile;   /* Compile on table changes? */
 
     /* Protected by the datapath's 'flow_mutex'. */
+    struct dp_xdp_cslot slots[XDP_DP_MAX_MASKS];    /* By mask slot. */
     long long int dirty_since;  /* First change since the last compile
                                  * began, or LLONG_MAX. */
     bool urgent;                /* A flow has an action the running program
@@ -183,23 +184,23 @@ dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
                            struct dp_xdp_flow **flows, size_t n, bool add)
     OVS_REQUIRES(dp->flow_mutex)
 {
-    struct dp_xdp_mask *m;
+    struct dp_xdp_cslot *cslot;
 
-    if (mask_slot < 0 || !n) {
+    if (mask_slot < 0 || !n || !dp->compiler) {
+        return;                 /* (No compiler yet: restoring flows.) */
+    }
+    cslot = &dp->compiler->slots[mask_slot];
+    if (cslot->cmap_fd < 0) {
         return;
     }
-    m = &dp->masks[mask_slot];
-    if (m->cmap_fd < 0) {
-        return;
-    }
 
-    size_t key_size = m->csub.ckey_words * sizeof(uint32_t);
+    size_t key_size = cslot->csub.ckey_words * sizeof(uint32_t);
     uint8_t *keys = xmalloc(n * key_size);
     struct xdp_flow *values = add ? xmalloc(n * sizeof *values) : NULL;
     for (size_t i = 0; i < n; i++) {
         uint32_t ckey[XDP_DP_CKEY_MAX_WORDS];
 
-        xdp_compile_ckey(&m->csub, &flows[i]->xkey, ckey);
+        xdp_compile_ckey(&cslot->csub, &flows[i]->xkey, ckey);
         memcpy(keys + i * key_size, ckey, key_size);
         if (add) {
             values[i] = flows[i]->xflow;
@@ -208,7 +209,7 @@ dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
 
     struct xdp_map_calls calls = { 0 };     /* Not the flow table's. */
     struct xdp_map_batch mb = {
-        .fd = m->cmap_fd,
+        .fd = cslot->cmap_fd,
         .key_size = key_size,
         .value_size = sizeof *values,
         .flags = BPF_ANY,
@@ -226,9 +227,9 @@ dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
 
             VLOG_INFO_RL(&rl, "%s: subtable %d: compact map of %"PRIu32
                          " entries refused a flow (%s): recompiling",
-                         dp->name, mask_slot, m->cmap_size,
+                         dp->name, mask_slot, cslot->cmap_size,
                          ovs_strerror(errors[done]));
-            m->cmap_full = true;
+            cslot->cmap_full = true;
             dp_xdp_compile_table_changed(dp, false);
         }
         free(errors);
@@ -256,6 +257,7 @@ static int
 cmap_prepare(struct dp_xdp *dp, const struct xdp_dp_csub *cs)
     OVS_EXCLUDED(dp->flow_mutex)
 {
+    struct dp_xdp_cslot *cslot = &dp->compiler->slots[cs->slot];
     struct dp_xdp_mask *m = &dp->masks[cs->slot];
     int fd = -1, error = 0;
 
@@ -263,8 +265,9 @@ cmap_prepare(struct dp_xdp *dp, const struct xdp_dp_csub *cs)
     uint32_t capacity = cmap_capacity(m->n_flows);
     if (!m->in_use) {
         /* Gone since the snapshot. */
-    } else if (m->cmap_fd >= 0 && xdp_compile_csub_equal(&m->csub, cs)
-               && !m->cmap_full && m->cmap_size >= 2 * m->n_flows) {
+    } else if (cslot->cmap_fd >= 0
+               && xdp_compile_csub_equal(&cslot->csub, cs)
+               && !cslot->cmap_full && cslot->cmap_size >= 2 * m->n_flows) {
         /* Still good. */
     } else {
         LIBBPF_OPTS(bpf_map_create_opts, opts,
@@ -277,13 +280,13 @@ cmap_prepare(struct dp_xdp *dp, const struct xdp_dp_csub *cs)
             error = errno;
             goto out;
         }
-        if (m->cmap_fd >= 0) {
-            close(m->cmap_fd);
+        if (cslot->cmap_fd >= 0) {
+            close(cslot->cmap_fd);
         }
-        m->cmap_fd = fd;
-        m->cmap_size = capacity;
-        m->cmap_full = false;
-        m->csub = *cs;
+        cslot->cmap_fd = fd;
+        cslot->cmap_size = capacity;
+        cslot->cmap_full = false;
+        cslot->csub = *cs;
 
         /* Fill it with the subtable's flows, in batches. */
         struct dp_xdp_flow *batch[256];
@@ -336,11 +339,12 @@ cmaps_need_work(const struct dp_xdp *dp, const struct xdp_dp_cfg *cfg)
 {
     for (uint32_t i = 0; i < cfg->n_csubs; i++) {
         const struct xdp_dp_csub *cs = &cfg->csubs[i];
+        const struct dp_xdp_cslot *cslot = &dp->compiler->slots[cs->slot];
         const struct dp_xdp_mask *m = &dp->masks[cs->slot];
 
         if (cs->ckey_words && m->in_use
-            && (m->cmap_fd < 0 || m->cmap_full
-                || m->cmap_size < 2 * m->n_flows)) {
+            && (cslot->cmap_fd < 0 || cslot->cmap_full
+                || cslot->cmap_size < 2 * m->n_flows)) {
             return true;
         }
     }
@@ -358,14 +362,14 @@ cmaps_release_unused(struct dp_xdp *dp)
 
     ovs_mutex_lock(&dp->flow_mutex);
     for (uint32_t slot = 0; slot < XDP_DP_MAX_MASKS; slot++) {
-        struct dp_xdp_mask *m = &dp->masks[slot];
+        struct dp_xdp_cslot *cslot = &dp->compiler->slots[slot];
 
-        if (!m->live && m->cmap_fd >= 0) {
+        if (!cslot->live && cslot->cmap_fd >= 0) {
             gone[n_gone].slot = slot;
-            gone[n_gone].n_words = m->csub.ckey_words;
-            gone[n_gone].fd = m->cmap_fd;
+            gone[n_gone].n_words = cslot->csub.ckey_words;
+            gone[n_gone].fd = cslot->cmap_fd;
             n_gone++;
-            m->cmap_fd = -1;
+            cslot->cmap_fd = -1;
         }
     }
     ovs_mutex_unlock(&dp->flow_mutex);
@@ -384,14 +388,16 @@ mark_live(struct dp_xdp *dp, const struct xdp_dp_cfg *cfg,
           const struct xdp_dp_cfg *also)
     OVS_REQUIRES(dp->flow_mutex)
 {
+    struct dp_xdp_cslot *slots = dp->compiler->slots;
+
     for (uint32_t slot = 0; slot < XDP_DP_MAX_MASKS; slot++) {
-        dp->masks[slot].live = false;
+        slots[slot].live = false;
     }
     for (uint32_t i = 0; i < cfg->n_csubs; i++) {
-        dp->masks[cfg->csubs[i].slot].live = true;
+        slots[cfg->csubs[i].slot].live = true;
     }
     for (uint32_t i = 0; also && i < also->n_csubs; i++) {
-        dp->masks[also->csubs[i].slot].live = true;
+        slots[also->csubs[i].slot].live = true;
     }
 }
 
@@ -679,6 +685,9 @@ dp_xdp_compile_init(struct dp_xdp *dp)
     c->quiet_ms = (env && str_to_uint(env, 10, &quiet)
                    ? quiet : XDP_COMPILE_COALESCE_MS);
     c->dirty_since = LLONG_MAX;
+    for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
+        c->slots[i].cmap_fd = -1;
+    }
     c->last_rank = time_msec();
     read_mask_hits(dp, c->hits_base);
     dp->compiler = c;
@@ -702,12 +711,53 @@ dp_xdp_compile_destroy(struct dp_xdp *dp)
     }
     latch_set(&c->exit_latch);
     xpthread_join(c->thread, NULL);
+    for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
+        if (c->slots[i].cmap_fd >= 0) {
+            close(c->slots[i].cmap_fd);
+        }
+    }
     latch_destroy(&c->exit_latch);
     latch_destroy(&c->work_latch);
     ovs_mutex_destroy(&c->mutex);
     free(c->last_error);
     free(c);
     dp->compiler = NULL;
+}
+
+/* What the compiler keeps of mask slot 'slot', for reading (tests).  The
+ * caller holds 'flow_mutex'. */
+const struct dp_xdp_cslot *
+dp_xdp_compile_slot(const struct dp_xdp *dp, uint32_t slot)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    return &dp->compiler->slots[slot];
+}
+
+/* Whether mask slot 'slot' is compiled into the running program: then it
+ * may not take another mask (dpif-xdp-subtable.c). */
+bool
+dp_xdp_compile_slot_live(const struct dp_xdp *dp, uint32_t slot)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    return dp->compiler && dp->compiler->slots[slot].live;
+}
+
+/* Mask slot 'slot', not live, takes another mask: its compact map, made
+ * for the old mask's key layout, goes. */
+void
+dp_xdp_compile_slot_reset(struct dp_xdp *dp, uint32_t slot)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    struct dp_xdp_cslot *cslot;
+
+    if (!dp->compiler) {
+        return;
+    }
+    cslot = &dp->compiler->slots[slot];
+    if (cslot->cmap_fd >= 0) {
+        close(cslot->cmap_fd);
+        cslot->cmap_fd = -1;
+    }
 }
 
 /* The table's shape changed: wake the compiler.  'urgent' if a flow has
@@ -851,6 +901,7 @@ dp_xdp_compile_format(struct dp_xdp *dp, struct ds *s)
                 "the ranking):\n");
     for (uint32_t i = 0; i < cfg->n_csubs; i++) {
         const struct xdp_dp_csub *cs = &cfg->csubs[i];
+        const struct dp_xdp_cslot *cslot = &c->slots[cs->slot];
         const struct dp_xdp_mask *m = &dp->masks[cs->slot];
 
         compiled_slot[cs->slot] = true;
@@ -861,9 +912,9 @@ dp_xdp_compile_format(struct dp_xdp *dp, struct ds *s)
         xdp_compile_format_csub(s, cs);
         if (!m->in_use) {
             ds_put_cstr(s, " (no flows left)");
-        } else if (cs->ckey_words && m->cmap_fd < 0) {
+        } else if (cs->ckey_words && cslot->cmap_fd < 0) {
             ds_put_cstr(s, " (no compact map: found by the fallback)");
-        } else if (m->cmap_full) {
+        } else if (cslot->cmap_full) {
             ds_put_cstr(s, " (compact map full: some flows found by the "
                         "fallback)");
         }

@@ -122,7 +122,6 @@ dp_xdp_flow_init(struct dp_xdp *dp)
     dp->slot_flows = xcalloc(XDP_DP_MAX_FLOWS, sizeof *dp->slot_flows);
     for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
         dp->masks[i].map_fd = -1;
-        dp->masks[i].cmap_fd = -1;
     }
     return 0;
 }
@@ -155,9 +154,6 @@ dp_xdp_flow_destroy(struct dp_xdp *dp)
     for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
         if (dp->masks[i].map_fd >= 0) {
             close(dp->masks[i].map_fd);
-        }
-        if (dp->masks[i].cmap_fd >= 0) {
-            close(dp->masks[i].cmap_fd);
         }
     }
     LIST_FOR_EACH_POP (q, node, &dp->quarantine) {

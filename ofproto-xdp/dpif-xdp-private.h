@@ -112,16 +112,10 @@ struct dp_xdp_mask {
     struct xdp_flow_key mask;   /* The mask. */
     int map_fd;                 /* The subtable's hash map. */
     long long int freed;        /* time_msec() when last freed. */
-
-    /* Compilation (dpif-xdp-compile.c). */
-    bool live;                  /* Compiled into the running program, with
-                                 * 'mask' as it is: the slot may not take
-                                 * another mask until it is not. */
-    int cmap_fd;                /* Compact-key map, or -1: then flows of
-                                 * this mask are written here too. */
-    uint32_t cmap_size;         /* Its max_entries. */
-    bool cmap_full;             /* A flow did not fit in it. */
-    struct xdp_dp_csub csub;    /* How keys are packed for 'cmap_fd'. */
+    /* What the compiler keeps of the slot (whether it is compiled in, its
+     * compact map) is the compiler's own (struct dp_xdp_cslot):
+     * dp_xdp_compile_slot_live() and dp_xdp_compile_slot_reset() are all
+     * the flow table asks of it. */
 };
 
 /* A flow, as ovs-vswitchd knows it.  The BPF subtable holds its XDP form,
@@ -452,6 +446,22 @@ int dp_xdp_swap_program(struct dp_xdp *, struct xdp_dp *new_skel,
                         struct ds *reply);
 
 /* dpif-xdp-compile.c */
+/* What the compiler keeps of a mask slot, next to the flow table's
+ * 'struct dp_xdp_mask' of the same index: the compiler's own, which
+ * the rest of the provider reads only through the functions below. */
+struct dp_xdp_cslot {
+    bool live;                  /* Compiled into the running program, with
+                                 * the slot's mask as it is: the slot may
+                                 * not take another mask until it is not
+                                 * (dp_xdp_compile_slot_live()). */
+    int cmap_fd;                /* Compact-key map, or -1: then flows of
+                                 * this mask are written here too
+                                 * (dp_xdp_compile_write_flows()). */
+    uint32_t cmap_size;         /* Its max_entries. */
+    bool cmap_full;             /* A flow did not fit in it. */
+    struct xdp_dp_csub csub;    /* How keys are packed for 'cmap_fd'. */
+};
+
 void dp_xdp_compile_init(struct dp_xdp *);
 void dp_xdp_compile_destroy(struct dp_xdp *);
 int dp_xdp_compile_now(struct dp_xdp *, struct ds *reply);
@@ -462,6 +472,13 @@ void dp_xdp_compile_table_changed(struct dp_xdp *dp, bool urgent)
     OVS_REQUIRES(dp->flow_mutex);
 void dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
                                 struct dp_xdp_flow **, size_t n, bool add)
+    OVS_REQUIRES(dp->flow_mutex);
+const struct dp_xdp_cslot *dp_xdp_compile_slot(const struct dp_xdp *dp,
+                                               uint32_t slot)
+    OVS_REQUIRES(dp->flow_mutex);
+bool dp_xdp_compile_slot_live(const struct dp_xdp *dp, uint32_t slot)
+    OVS_REQUIRES(dp->flow_mutex);
+void dp_xdp_compile_slot_reset(struct dp_xdp *dp, uint32_t slot)
     OVS_REQUIRES(dp->flow_mutex);
 void dp_xdp_compile_register_commands(void);
 

@@ -205,7 +205,7 @@ dp_xdp_mask_ref(struct dp_xdp *dp, const struct xdp_flow_key *mask)
             continue;
         } else if (same && same_slot < 0) {
             same_slot = i;
-        } else if (free_slot < 0 && !m->live
+        } else if (free_slot < 0 && !dp_xdp_compile_slot_live(dp, i)
                    && now - m->freed >= DP_XDP_SLOT_QUARANTINE_MS) {
             free_slot = i;
         }
@@ -223,11 +223,10 @@ dp_xdp_mask_ref(struct dp_xdp *dp, const struct xdp_flow_key *mask)
     struct xdp_dp_mask value;
     int error;
 
-    if (free_slot != same_slot && m->cmap_fd >= 0) {
+    if (free_slot != same_slot) {
         /* The old mask's compact map: no program reads it (the slot is
          * not live), and its key layout is not this mask's. */
-        close(m->cmap_fd);
-        m->cmap_fd = -1;
+        dp_xdp_compile_slot_reset(dp, slot);
     }
 
     memset(&value, 0, sizeof value);
@@ -328,7 +327,6 @@ dp_xdp_subtable_restore(struct dp_xdp *dp)
         }
         dp->masks[slot] = (struct dp_xdp_mask) {
             .in_use = true, .mask = value.mask, .map_fd = fd,
-            .cmap_fd = -1,
         };
         dp->mask_order[dp->n_masks++] = slot;
     }

@@ -618,9 +618,13 @@ xc_read_state(struct xc_ctx *ctx, struct xc_state *st)
         }
         m = &dp->masks[cs->slot];
         if (m->in_use && xc_csub_is_mask(cs, &m->mask)) {
+            const struct dp_xdp_cslot *cslot
+                = dp_xdp_compile_slot(dp, cs->slot);
+
             st->csub_pos[cs->slot] = i;
             st->direct[cs->slot] = (!cs->ckey_words
-                                    || (m->cmap_fd >= 0 && !m->cmap_full));
+                                    || (cslot->cmap_fd >= 0
+                                        && !cslot->cmap_full));
         }
     }
     ovs_mutex_unlock(&dp->flow_mutex);
@@ -863,13 +867,15 @@ xc_check_cmaps(struct xc_ctx *ctx, const char *phase,
     ovs_mutex_lock(&dp->flow_mutex);
     for (uint32_t i = 0; i < st->cfg.n_csubs; i++) {
         const struct xdp_dp_csub *cs = &st->cfg.csubs[i];
+        const struct dp_xdp_cslot *cslot = dp_xdp_compile_slot(dp,
+                                                               cs->slot);
         const struct dp_xdp_mask *m = &dp->masks[cs->slot];
         uint32_t n_flows = 0;
 
         if (!cs->ckey_words) {
             continue;
         }
-        if (m->cmap_fd < 0) {
+        if (cslot->cmap_fd < 0) {
             ds_put_format(&why, "\n    subtable slot %"PRIu32" has no "
                           "compact map", cs->slot);
             continue;
@@ -895,8 +901,8 @@ xc_check_cmaps(struct xc_ctx *ctx, const char *phase,
             for (uint32_t j = 0; j < cs->ckey_words; j++) {
                 ckey[j] = kw[cs->word[j]] & cs->mask[j];
             }
-            if (bpf_map_lookup_elem(m->cmap_fd, ckey, &value)) {
-                if (!m->cmap_full) {
+            if (bpf_map_lookup_elem(cslot->cmap_fd, ckey, &value)) {
+                if (!cslot->cmap_full) {
                     ds_put_format(&why, "\n    flow %s is not in the "
                                   "compact map of slot %"PRIu32, f->name,
                                   cs->slot);
@@ -918,12 +924,13 @@ xc_check_cmaps(struct xc_ctx *ctx, const char *phase,
         uint32_t key[XDP_DP_CKEY_MAX_WORDS], next[XDP_DP_CKEY_MAX_WORDS];
         uint32_t n_entries = 0;
         void *prev = NULL;
-        while (!bpf_map_get_next_key(m->cmap_fd, prev, next)) {
+        while (!bpf_map_get_next_key(cslot->cmap_fd, prev, next)) {
             n_entries++;
             memcpy(key, next, sizeof key);
             prev = key;
         }
-        if (n_entries > n_flows || (n_entries < n_flows && !m->cmap_full)) {
+        if (n_entries > n_flows
+            || (n_entries < n_flows && !cslot->cmap_full)) {
             ds_put_format(&why, "\n    compact map of slot %"PRIu32" holds "
                           "%"PRIu32" entries for %"PRIu32" flows", cs->slot,
                           n_entries, n_flows);
@@ -995,8 +1002,9 @@ xc_sabotage_cmap(struct xc_ctx *ctx, const struct xc_state *st)
         ckey[j] = kw[cs->word[j]] & cs->mask[j];
     }
     ovs_mutex_lock(&dp->flow_mutex);
-    if (dp->masks[f->mask_slot].cmap_fd >= 0) {
-        bpf_map_delete_elem(dp->masks[f->mask_slot].cmap_fd, ckey);
+    const struct dp_xdp_cslot *cslot = dp_xdp_compile_slot(dp, f->mask_slot);
+    if (cslot->cmap_fd >= 0) {
+        bpf_map_delete_elem(cslot->cmap_fd, ckey);
     }
     ovs_mutex_unlock(&dp->flow_mutex);
 }

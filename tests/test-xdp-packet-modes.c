@@ -201,11 +201,14 @@ xp_print_cmap(struct dp_xdp *dp, const char *when)
 {
     ovs_mutex_lock(&dp->flow_mutex);
     const struct dp_xdp_mask *m = &dp->masks[dp->mask_order[0]];
-    if (m->cmap_fd < 0) {
+    const struct dp_xdp_cslot *cslot = dp_xdp_compile_slot(
+        dp, dp->mask_order[0]);
+    if (cslot->cmap_fd < 0) {
         printf("%s: %"PRIu32" flows, no compact map\n", when, m->n_flows);
     } else {
         printf("%s: %"PRIu32" flows, compact map of %"PRIu32" entries%s\n",
-               when, m->n_flows, m->cmap_size, m->cmap_full ? ", full" : "");
+               when, m->n_flows, cslot->cmap_size,
+               cslot->cmap_full ? ", full" : "");
     }
     ovs_mutex_unlock(&dp->flow_mutex);
 }
@@ -252,8 +255,10 @@ do_grow(void)
         xsleep(1);
         ovs_mutex_lock(&dp->flow_mutex);
         const struct dp_xdp_mask *m = &dp->masks[dp->mask_order[0]];
-        done = m->cmap_fd >= 0 && !m->cmap_full
-               && m->cmap_size >= 2 * m->n_flows;
+        const struct dp_xdp_cslot *cslot = dp_xdp_compile_slot(
+            dp, dp->mask_order[0]);
+        done = cslot->cmap_fd >= 0 && !cslot->cmap_full
+               && cslot->cmap_size >= 2 * m->n_flows;
         ovs_mutex_unlock(&dp->flow_mutex);
     }
     xp_print_cmap(dp, "recompiled");
