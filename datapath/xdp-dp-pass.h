@@ -221,6 +221,15 @@ hash_5tuple(const struct xdp_flow_key *key, __u32 basis)
  * an XDP verdict. */
 #define RECIRCULATE (-1)
 
+/* Whether 'flow''s actions are a ct() and its recirc, nothing else: then
+ * the pass after it may keep the key (see 'key_ok' in struct pkt_md). */
+static __always_inline int
+flow_is_ct_recirc(const struct xdp_flow *flow)
+{
+    return !(flow->action_bits & ~(ACTION_BIT(XDP_DP_ACTION_CT)
+                                   | ACTION_BIT(XDP_DP_ACTION_RECIRC)));
+}
+
 /* The recirculation that ends 'flow''s actions, from action 'i' on: a
  * RECIRC action, or a HASH action and the RECIRC action that must follow
  * it (see xdp-actions.c).  Sets up 'md' for the next pass, with the
@@ -246,8 +255,7 @@ do_recirc(const struct xdp_flow *flow, __u32 i, struct pkt_md *md,
     if (ct) {
         md->ct = ct;
     }
-    md->key_ok = !(flow->action_bits & ~(ACTION_BIT(XDP_DP_ACTION_CT)
-                                          | ACTION_BIT(XDP_DP_ACTION_RECIRC)));
+    md->key_ok = flow_is_ct_recirc(flow);
     return 0;
 }
 

@@ -594,8 +594,7 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
          * says what a parse of the rewritten frame would, so that the
          * next pass may keep it (md->key_ok).  Other flows' actions see
          * the key as the flow matched it, as before. */
-        if (!(flow->action_bits & ~(ACTION_BIT(XDP_DP_ACTION_CT)
-                                    | ACTION_BIT(XDP_DP_ACTION_RECIRC)))) {
+        if (flow_is_ct_recirc(flow)) {
             ct_nat_fill_key(&buf->key, cte, ports > 0);
         }
     }
