@@ -90,7 +90,8 @@ dnl     our build tree and configured there.
 dnl
 dnl OVS is configured with Debian's paths (/etc, /var/run/openvswitch,
 dnl /usr/share/openvswitch) so that ovs-vswitchd-xdp finds the same database
-dnl and sockets as Debian's stock daemons.  OVS_CONFIGURE_FLAGS adds to that.
+dnl and sockets as Debian's stock daemons, and with DPDK if
+dnl OVS_XDP_CHECK_DPDK asked for it.  OVS_CONFIGURE_FLAGS adds to that.
 AC_DEFUN([OVS_XDP_CHECK_OVS_SOURCE], [
   AC_ARG_WITH([ovs-source],
     [AS_HELP_STRING([--with-ovs-source=DIR],
@@ -160,7 +161,7 @@ AC_DEFUN([OVS_XDP_CHECK_OVS_SOURCE], [
          --sysconfdir=/etc CC="$CC" \
          ${ovs_xdp_asan_cflags:+"CFLAGS=$ovs_xdp_asan_cflags"} \
          ${ovs_xdp_asan_ldflags:+"LDFLAGS=$ovs_xdp_asan_ldflags"} \
-         $OVS_CONFIGURE_FLAGS) \
+         $ovs_xdp_dpdk_flag $OVS_CONFIGURE_FLAGS) \
         >ovs-configure.log 2>&1 || {
       tail -n 20 ovs-configure.log
       AC_MSG_ERROR([Open vSwitch's configure failed; see ovs-configure.log])
@@ -176,6 +177,15 @@ AC_DEFUN([OVS_XDP_CHECK_OVS_SOURCE], [
   fi
   if test "$ovs_xdp_ovs_asan" != "$enable_asan"; then
     AC_MSG_ERROR([the Open vSwitch tree in $OVS_BUILDDIR was configured with AddressSanitizer=$ovs_xdp_ovs_asan but this build has --enable-asan=$enable_asan; use a fresh build directory])
+  fi
+  dnl The same for DPDK: the layout of struct dp_packet depends on it.
+  if grep -q '^#define DPDK_NETDEV 1' "$OVS_BUILDDIR/config.h"; then
+    ovs_xdp_ovs_dpdk=yes
+  else
+    ovs_xdp_ovs_dpdk=no
+  fi
+  if test "$ovs_xdp_ovs_dpdk" != "`test $with_dpdk = no && echo no || echo yes`"; then
+    AC_MSG_ERROR([the Open vSwitch tree in $OVS_BUILDDIR was configured with DPDK=$ovs_xdp_ovs_dpdk but this build has --with-dpdk=$with_dpdk; use a fresh build directory])
   fi
 
   dnl The objects of OVS's own ovs-vswitchd, less nothing: ovs-vswitchd-xdp
@@ -194,6 +204,52 @@ AC_DEFUN([OVS_XDP_CHECK_OVS_SOURCE], [
   AC_SUBST([OVS_VSWITCHD_OBJS])
   AC_DEFINE_UNQUOTED([OVS_XDP_OVS_VERSION], ["$OVS_VERSION"],
                      [Version of the Open vSwitch tree we are built against.])
+])
+
+dnl OVS_XDP_CHECK_DPDK
+dnl
+dnl --with-dpdk[=shared|static] configures the Open vSwitch tree with
+dnl --with-dpdk, so that ovs-vswitchd-xdp, like Debian's
+dnl ovs-vswitchd-dpdk, runs DPDK ports on netdev bridges next to the xdp
+dnl bridges.  DPDK is Debian's libdpdk-dev, found through pkg-config;
+dnl "yes" means "shared", as Debian links openvswitch-switch-dpdk (in
+dnl OVS's own configure "yes" means "static").  The default build has no
+dnl DPDK.
+dnl
+dnl In a DPDK build OVS's headers include DPDK's (struct dp_packet holds
+dnl a struct rte_mbuf), so our objects are compiled with DPDK's flags as
+dnl OVS's are (DPDK_CFLAGS): without DPDK's -march, which OVS strips too,
+dnl and with -mssse3.  It must come before OVS_XDP_CHECK_OVS_SOURCE,
+dnl which passes the option on.
+AC_DEFUN([OVS_XDP_CHECK_DPDK], [
+  AC_ARG_WITH([dpdk],
+    [AS_HELP_STRING([--with-dpdk@<:@=shared|static@:>@],
+                    [run DPDK ports on netdev bridges, with Debian's libdpdk-dev @<:@no@:>@])],
+    [], [with_dpdk=no])
+  case $with_dpdk in
+  no) ;;
+  yes|shared) with_dpdk=shared ;;
+  static) ;;
+  *) AC_MSG_ERROR([--with-dpdk=$with_dpdk: give shared, static or nothing]) ;;
+  esac
+  DPDK_CFLAGS=
+  ovs_xdp_dpdk_flag=
+  if test "$with_dpdk" != no; then
+    AC_PATH_PROG([PKG_CONFIG], [pkg-config])
+    test -n "$PKG_CONFIG" || OVS_XDP_MISSING([pkg-config], [pkg-config])
+    AC_MSG_CHECKING([for DPDK (libdpdk.pc)])
+    if ! $PKG_CONFIG --exists libdpdk; then
+      AC_MSG_RESULT([no])
+      OVS_XDP_MISSING([DPDK (libdpdk.pc)], [libdpdk-dev])
+    fi
+    ovs_xdp_dpdk_version=`$PKG_CONFIG --modversion libdpdk`
+    AC_MSG_RESULT([$ovs_xdp_dpdk_version, $with_dpdk])
+    DPDK_CFLAGS="`$PKG_CONFIG --cflags libdpdk | \
+        sed -e 's/-march=[[^ ]]*//g' -e 's/-mno-avx512f//g'` -mssse3"
+    ovs_xdp_dpdk_flag=--with-dpdk=$with_dpdk
+  fi
+  AC_SUBST([DPDK_CFLAGS])
+  AC_SUBST([WITH_DPDK], [$with_dpdk])
 ])
 
 dnl OVS_XDP_ENABLE_WERROR
