@@ -208,13 +208,17 @@ AC_DEFUN([OVS_XDP_CHECK_OVS_SOURCE], [
 
 dnl OVS_XDP_CHECK_DPDK
 dnl
-dnl --with-dpdk[=shared|static] configures the Open vSwitch tree with
-dnl --with-dpdk, so that ovs-vswitchd-xdp, like Debian's
+dnl --with-dpdk[=shared] configures the Open vSwitch tree with
+dnl --with-dpdk=shared, so that ovs-vswitchd-xdp, like Debian's
 dnl ovs-vswitchd-dpdk, runs DPDK ports on netdev bridges next to the xdp
-dnl bridges.  DPDK is Debian's libdpdk-dev, found through pkg-config;
-dnl "yes" means "shared", as Debian links openvswitch-switch-dpdk (in
-dnl OVS's own configure "yes" means "static").  The default build has no
-dnl DPDK.
+dnl bridges.  DPDK is Debian's libdpdk-dev, found through pkg-config, and
+dnl linked as Debian links openvswitch-switch-dpdk: shared, its drivers
+dnl loaded as plugins.  (In OVS's own configure "yes" means "static".)
+dnl "static" is refused: Open vSwitch 3.1 puts DPDK's static libraries
+dnl inside --whole-archive twice on the link line of its own ovs-vswitchd
+dnl (in LIBS and in DPDK_vswitchd_LDFLAGS), and with Debian 12's
+dnl libdpdk-dev that link fails with thousands of multiple definitions
+dnl (and needs libsystemd-dev as well).  The default build has no DPDK.
 dnl
 dnl In a DPDK build OVS's headers include DPDK's (struct dp_packet holds
 dnl a struct rte_mbuf), so our objects are compiled with DPDK's flags as
@@ -223,14 +227,14 @@ dnl and with -mssse3.  It must come before OVS_XDP_CHECK_OVS_SOURCE,
 dnl which passes the option on.
 AC_DEFUN([OVS_XDP_CHECK_DPDK], [
   AC_ARG_WITH([dpdk],
-    [AS_HELP_STRING([--with-dpdk@<:@=shared|static@:>@],
+    [AS_HELP_STRING([--with-dpdk@<:@=shared@:>@],
                     [run DPDK ports on netdev bridges, with Debian's libdpdk-dev @<:@no@:>@])],
     [], [with_dpdk=no])
   case $with_dpdk in
   no) ;;
   yes|shared) with_dpdk=shared ;;
-  static) ;;
-  *) AC_MSG_ERROR([--with-dpdk=$with_dpdk: give shared, static or nothing]) ;;
+  static) AC_MSG_ERROR([--with-dpdk=static: Open vSwitch 3.1's ovs-vswitchd does not link with Debian's static DPDK libraries (multiple definitions); use --with-dpdk (shared, as Debian's openvswitch-switch-dpdk)]) ;;
+  *) AC_MSG_ERROR([--with-dpdk=$with_dpdk: give shared or nothing]) ;;
   esac
   DPDK_CFLAGS=
   ovs_xdp_dpdk_flag=
