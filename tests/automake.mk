@@ -2,7 +2,8 @@
 #
 #   make check          tests/testsuite: needs no root.
 #   make check-system   tests/system-testsuite: network namespaces, veth,
-#                       bpffs and XDP; skips (77) without root.
+#                       bpffs and XDP; skips (77) without root.  Its DPDK
+#                       test runs only in a build configured --with-dpdk.
 #
 # In a build configured with --enable-asan both run under AddressSanitizer,
 # and a report of any kind, leaks included, fails the test that caused it
@@ -51,7 +52,8 @@ SYSTEM_TESTSUITE_AT = \
 	tests/system-sample.at \
 	tests/system-tunnel.at \
 	tests/system-ovn.at \
-	tests/system-fuzz.at
+	tests/system-fuzz.at \
+	tests/system-dpdk.at
 
 TESTSUITE = tests/testsuite
 SYSTEM_TESTSUITE = tests/system-testsuite
