@@ -28,6 +28,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -299,7 +300,9 @@ def write_table(out, xdp, us, caps, args):
     w("- **userspace**: `make -C <OVS tree> check-system-userspace`, "
       "OVS's own userspace datapath (`datapath_type=netdev`).")
     w("")
-    w("Machine: %s." % args.machine)
+    w("Machine: %s.  Written on %s from ovs-xdp %s (the results of "
+      "each test are those of its last run, kept in the state files)."
+      % (args.machine, args.date, args.build))
     w("")
     w("| | pass | fail | skip | not run |")
     w("| --- | --- | --- | --- | --- |")
@@ -400,7 +403,8 @@ def main():
 
     bld = os.path.abspath(args.xdp_builddir)
     if not args.ovs_builddir:
-        args.ovs_builddir = "/work/main/_build/ovs"
+        # Where configure puts it (m4/ovs-xdp.m4), unless atlocal says.
+        args.ovs_builddir = os.path.join(bld, "ovs")
         try:
             with open(os.path.join(bld, "tests/atlocal")) as f:
                 m = re.search(r"^OVS_BUILDDIR='(.*)'", f.read(), re.M)
@@ -424,6 +428,15 @@ def main():
             "Debian " + open("/etc/debian_version").read().strip()
             if os.path.exists("/etc/debian_version") else "Linux",
             os.uname().release, os.cpu_count())
+
+    args.date = time.strftime("%Y-%m-%d")
+    try:
+        src = os.path.join(HERE, "..", "..")
+        args.build = subprocess.check_output(
+            ["git", "-C", src, "describe", "--always", "--dirty"],
+            stderr=subprocess.DEVNULL, text=True).strip()
+    except (OSError, subprocess.CalledProcessError):
+        args.build = "(not a git checkout)"
 
     flags = " ".join(args.flags)
     if args.run_xdp:
