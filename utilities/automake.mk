@@ -15,6 +15,7 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-forward.c \
 	utilities/bench-forward.h \
 	utilities/bench-forward-ct.c \
+	utilities/bench-forward-cpus.c \
 	utilities/bench-forward-monitor.c \
 	utilities/bench-forward-mflow.c \
 	utilities/bench-forward-tnl.c \

@@ -73,6 +73,10 @@
  * every switch), the ratios to the floor and to ovs-xdp's stateless
  * figure, and how many times ovs-xdp's figure in the same pipeline is.
  *
+ * With --cpus, generators run on several CPUs at once, a share of the
+ * flows each, and every number of them is measured in every run; see
+ * bench-forward-cpus.c.
+ *
  * The stateful pipelines' machinery, which gives each switch its stateful
  * firewall, establishes the connections before a measurement and reads
  * what the switches tell about them, is in bench-forward-ct.c; the types
@@ -124,7 +128,7 @@
 /* Debian's own ovs-vswitchd (openvswitch-switch), with AF_XDP support. */
 #define FWD_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
 
-static const struct fwd_switch fwd_switches[] = {
+const struct fwd_switch fwd_switches[FWD_N_SWITCHES] = {
     { "floor", "bare XDP program, bpf_redirect() to the sink's veth "
       "(--sink=stack: bare TC program, bpf_redirect_peer())",
       FWD_FLOOR, NULL, false },
@@ -140,10 +144,6 @@ static const struct fwd_switch fwd_switches[] = {
       FWD_LINUX_BRIDGE, NULL, false },
 };
 BUILD_ASSERT_DECL(ARRAY_SIZE(fwd_switches) == FWD_N_SWITCHES);
-
-/* Indexes of the switches that others are compared to. */
-#define FWD_FLOOR_IDX 0
-#define FWD_OVS_XDP_IDX 1
 
 /* Names, for --pipeline and the table, and one line for the legend. */
 static const char *const fwd_pipeline_names[FWD_N_PIPELINES] = {
@@ -202,8 +202,8 @@ fwd_usage(void)
 usage: %s forward [OPTION]...\n\
 \n\
 Sends a stream of 64-byte UDP frames (BPF_PROG_TEST_RUN live frames, one\n\
-CPU) through each switch in turn, between two network namespaces, and\n\
-counts them with XDP at the far end.  Needs root.\n\
+CPU, or several with --cpus) through each switch in turn, between two\n\
+network namespaces, and counts them with XDP at the far end.  Needs root.\n\
 \n\
 Options:\n\
   --duration=SECONDS     measure each run this long (default 5)\n\
@@ -223,6 +223,11 @@ Options:\n\
   --tunnel=LIST          vxlan, geneve or both: adds the tunnel's\n\
                          encap and decap pipelines\n\
   --cpu=N                run the generator on CPU N (default: the last)\n\
+  --cpus=LIST            comma-separated numbers of CPUs (or \"all\"), each\n\
+                         measured in every run: a generator on each of\n\
+                         that many CPUs (--cpu's first, then from the\n\
+                         highest down), the flows divided among them, and\n\
+                         a scaling table over 1 CPU (default: 1)\n\
   --batch-size=N         frames per live-frames batch (default 64)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
                          or from $PATH)\n\
@@ -240,23 +245,6 @@ Options:\n\
                          bpf_redirect_peer() at TC ingress)\n\
   -h, --help             display this help message\n",
            program_name, program_name, FWD_STOCK_VSWITCHD);
-}
-
-/* Returns the highest CPU that this process may run on. */
-static int
-fwd_default_cpu(void)
-{
-    cpu_set_t set;
-    int cpu = 0;
-
-    if (!sched_getaffinity(0, sizeof set, &set)) {
-        for (int i = 0; i < CPU_SETSIZE; i++) {
-            if (CPU_ISSET(i, &set)) {
-                cpu = i;
-            }
-        }
-    }
-    return cpu;
 }
 
 /* Returns other_config:pmd-cpu-mask for Debian's ovs-vswitchd: every CPU
@@ -340,26 +328,32 @@ fwd_parse_tunnels(bool pipelines[FWD_N_PIPELINES], const char *list)
     free(copy);
 }
 
-/* Marks the results that --switches and --pipeline chose, and those that
- * cannot be measured as skipped. */
+/* Marks the results that --switches, --pipeline and --cpus chose, and
+ * those that cannot be measured as skipped. */
 static void
 fwd_select_results(struct fwd *fwd)
 {
-    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        const struct fwd_switch *sw = &fwd_switches[i];
+    for (size_t c = 0; c < fwd->opts.n_cpu_counts; c++) {
+        for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+            const struct fwd_switch *sw = &fwd_switches[i];
+            const char *cpus_why = fwd_cpus_unsupported(
+                sw, fwd->opts.cpu_counts[c]);
 
-        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
-            struct fwd_result *r = &fwd->results[i][p];
-            const char *why;
+            for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+                struct fwd_result *r = &fwd->results[c][i][p];
+                const char *why;
 
-            if (sw->kind == FWD_FLOOR) {
-                r->selected = fwd->opts.switches[i] && p == FWD_STATELESS;
-                continue;
-            }
-            r->selected = fwd->opts.switches[i] && fwd->opts.pipelines[p];
-            why = fwd_pipeline_unsupported(sw, p);
-            if (r->selected && why) {
-                r->skipped = xstrdup(why);
+                if (sw->kind == FWD_FLOOR) {
+                    r->selected = (fwd->opts.switches[i]
+                                   && p == FWD_STATELESS);
+                    continue;
+                }
+                r->selected = (fwd->opts.switches[i]
+                               && fwd->opts.pipelines[p]);
+                why = fwd_pipeline_unsupported(sw, p);
+                if (r->selected && (why || cpus_why)) {
+                    r->skipped = xstrdup(why ? why : cpus_why);
+                }
             }
         }
     }
@@ -378,6 +372,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         OPT_SWITCHES,
         OPT_PIPELINE,
         OPT_CPU,
+        OPT_CPUS,
         OPT_BATCH_SIZE,
         OPT_VSWITCHD_XDP,
         OPT_VSWITCHD,
@@ -396,6 +391,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         {"switches", required_argument, NULL, OPT_SWITCHES},
         {"pipeline", required_argument, NULL, OPT_PIPELINE},
         {"cpu", required_argument, NULL, OPT_CPU},
+        {"cpus", required_argument, NULL, OPT_CPUS},
         {"batch-size", required_argument, NULL, OPT_BATCH_SIZE},
         {"vswitchd-xdp", required_argument, NULL, OPT_VSWITCHD_XDP},
         {"vswitchd", required_argument, NULL, OPT_VSWITCHD},
@@ -411,8 +407,9 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
     char *short_options = ovs_cmdl_long_options_to_short_options(long_options);
     struct fwd_options *opts = &fwd->opts;
     bool tunnels[FWD_N_PIPELINES] = { false };
+    const char *cpus = NULL;
     bool flows_set = false;
-    bool cpu_set = false;
+    int cpu = -1;
 
     opts->duration = 5;
     opts->warmup = 1;
@@ -461,11 +458,13 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
             fwd_parse_pipelines(opts, optarg);
             break;
         case OPT_CPU:
-            if (!str_to_int(optarg, 10, &opts->cpu) || opts->cpu < 0
-                || opts->cpu >= CPU_SETSIZE) {
+            if (!str_to_int(optarg, 10, &cpu) || cpu < 0
+                || cpu >= CPU_SETSIZE) {
                 ovs_fatal(0, "--cpu: \"%s\" is not a CPU number", optarg);
             }
-            cpu_set = true;
+            break;
+        case OPT_CPUS:
+            cpus = optarg;
             break;
         case OPT_BATCH_SIZE:
             opts->batch_size = bench_parse_count("--batch-size",
@@ -538,16 +537,17 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         opts->n_flows = opts->n_megaflows;
     }
 
-    if (!cpu_set) {
-        opts->cpu = fwd_default_cpu();
+    fwd_cpus_order(opts, cpu);
+    if (cpus) {
+        fwd_cpus_parse(opts, cpus);
     } else {
-        cpu_set_t cpus;
-
-        if (!sched_getaffinity(0, sizeof cpus, &cpus)
-            && !CPU_ISSET(opts->cpu, &cpus)) {
-            ovs_fatal(0, "--cpu: this process may not run on CPU %d",
-                      opts->cpu);
-        }
+        opts->cpu_counts[0] = 1;
+        opts->n_cpu_counts = 1;
+    }
+    if (fwd_cpus_max(opts) > 1 && opts->pipelines[FWD_CONNTRACK_SETUP]) {
+        /* Each generator would open the same connections as the others:
+         * the frame counter that numbers them is each one's own. */
+        ovs_fatal(0, "--cpus: conntrack-setup runs on one CPU only");
     }
     if (!opts->vswitchd_xdp) {
         opts->vswitchd_xdp = bench_default_vswitchd_xdp();
@@ -646,29 +646,95 @@ fwd_send_learning_frame(struct fwd *fwd)
     bench_send_frame(fwd->sink.ns, fwd->sink.ns_name, frame, sizeof frame);
 }
 
-/* The generator thread (bench-generator.c). */
+/* The generator threads (bench-generator.c). */
 
-static void
-fwd_generator_start(struct fwd *fwd)
+/* Loads a generator program for the frames of pipeline 'p', whose frame
+ * is in 'fwd->frame', sending 'n_flows' flows from UDP source port
+ * FWD_UDP_SPORT_BASE + 'first'.  Exits on failure. */
+static struct bench_gen *
+fwd_generator_load(struct fwd *fwd, enum fwd_pipeline p, unsigned int first,
+                   unsigned int n_flows)
 {
-    struct bench_generator *gen = &fwd->generator;
     const struct ip_header *ip = (const struct ip_header *)
         (fwd->frame + sizeof(struct eth_header));
+    struct bench_gen *skel = bench_gen__open();
+
+    if (!skel) {
+        ovs_fatal(errno, "cannot open the generator program");
+    }
+    skel->rodata->n_flows = n_flows;
+    skel->rodata->sport_base = FWD_UDP_SPORT_BASE + first;
+    if (bench_gen__load(skel)) {
+        ovs_fatal(errno, "cannot load the generator program");
+    }
 
     /* The program writes these into every frame (see bench-gen.bpf.c). */
-    fwd->gen_skel->bss->ip_daddr = get_16aligned_be32(&ip->ip_dst);
-    fwd->gen_skel->bss->ip_csum = ip->ip_csum;
-    fwd->gen_skel->bss->ip_saddr = get_16aligned_be32(&ip->ip_src);
+    skel->bss->ip_daddr = get_16aligned_be32(&ip->ip_dst);
+    skel->bss->ip_csum = ip->ip_csum;
+    skel->bss->ip_saddr = get_16aligned_be32(&ip->ip_src);
+    skel->bss->new_conns = p == FWD_CONNTRACK_SETUP;
+    return skel;
+}
 
-    gen->prog_fd = bpf_program__fd(fwd->gen_skel->progs.bench_gen);
-    gen->ns = fwd->gen.ns;
-    gen->ifname = fwd->gen.ns_name;
-    gen->cpu = fwd->opts.cpu;
-    gen->nice = 0;
-    gen->batch_size = fwd->opts.batch_size;
-    gen->frame = fwd->frame;
-    gen->frame_size = fwd->frame_size;
-    bench_generator_start(gen, "generator");
+/* Starts 'n' generators of pipeline 'p', each on its CPU with its share of
+ * the flows (bench-forward-cpus.c). */
+static void
+fwd_generators_start(struct fwd *fwd, enum fwd_pipeline p, size_t n)
+{
+    ovs_assert(!fwd->n_generators && n <= fwd->opts.n_gen_cpus);
+    for (size_t k = 0; k < n; k++) {
+        struct bench_generator *gen = &fwd->generators[k];
+        unsigned int first, n_flows;
+        char *name;
+
+        fwd_cpus_flow_share(fwd->opts.n_flows, n, k, &first, &n_flows);
+        fwd->gen_skels[k] = fwd_generator_load(fwd, p, first, n_flows);
+        fwd->n_generators = k + 1;
+
+        gen->prog_fd = bpf_program__fd(fwd->gen_skels[k]->progs.bench_gen);
+        gen->ns = fwd->gen.ns;
+        gen->ifname = fwd->gen.ns_name;
+        gen->cpu = fwd->opts.gen_cpus[k];
+        gen->nice = 0;
+        gen->batch_size = fwd->opts.batch_size;
+        gen->frame = fwd->frame;
+        gen->frame_size = fwd->frame_size;
+        name = xasprintf("generator%zu", k);
+        bench_generator_start(gen, name);
+        free(name);
+    }
+}
+
+/* Stops the generators that run, if any, and destroys their programs.
+ * Returns 0 if they ran without error, otherwise the first one's positive
+ * errno value after explaining in 'why', if 'why' is nonnull. */
+static int
+fwd_generators_stop(struct fwd *fwd, struct ds *why)
+{
+    int error = 0;
+
+    for (size_t k = 0; k < fwd->n_generators; k++) {
+        int gen_error = bench_generator_stop(&fwd->generators[k],
+                                             error ? NULL : why);
+
+        error = error ? error : gen_error;
+        bench_gen__destroy(fwd->gen_skels[k]);
+        fwd->gen_skels[k] = NULL;
+    }
+    fwd->n_generators = 0;
+    return error;
+}
+
+/* Returns the frames that the running generators offered so far. */
+static unsigned long long
+fwd_generators_sent(const struct fwd *fwd)
+{
+    unsigned long long sent = 0;
+
+    for (size_t k = 0; k < fwd->n_generators; k++) {
+        sent += *(volatile __u64 *) &fwd->gen_skels[k]->bss->n_sent;
+    }
+    return sent;
 }
 
 /* Switches: setting up and taking down. */
@@ -935,17 +1001,31 @@ fwd_ovs_xdp_tx_mode(struct fwd *fwd)
 
 /* Measuring. */
 
+/* The CPUs whose sink counts a snapshot keeps. */
+#define FWD_SNAPSHOT_CPUS FWD_MAX_GENERATORS
+
 /* Counters at one moment. */
 struct fwd_snapshot {
     double time;                /* bench_now(). */
-    unsigned long long sink;    /* Stream frames counted by the sink. */
-    unsigned long long sent;    /* Frames offered by the generator. */
+    unsigned long long sink;    /* Stream frames counted by the sink... */
+    unsigned long long sink_cpus[FWD_SNAPSHOT_CPUS];  /* ...on each CPU. */
+    unsigned long long sent;    /* Frames offered by the generators. */
     struct bench_cpu cpu;       /* CPU time of the machine. */
 };
 
 /* Returns the sink's counter 'idx', summed over the CPUs. */
 unsigned long long
 fwd_read_sink(const struct fwd *fwd, enum bench_sink_counter idx)
+{
+    return fwd_read_sink_cpus(fwd, idx, NULL, 0);
+}
+
+/* Returns the sink's counter 'idx', summed over the CPUs, and stores the
+ * counts of the first 'n' CPUs in 'per_cpu' (zero for CPUs that are not
+ * possible). */
+unsigned long long
+fwd_read_sink_cpus(const struct fwd *fwd, enum bench_sink_counter idx,
+                   unsigned long long *per_cpu, size_t n)
 {
     int n_cpus = libbpf_num_possible_cpus();
     uint64_t *values = xcalloc(MAX(n_cpus, 1), sizeof *values);
@@ -959,6 +1039,9 @@ fwd_read_sink(const struct fwd *fwd, enum bench_sink_counter idx)
     for (int i = 0; i < n_cpus; i++) {
         sum += values[i];
     }
+    for (size_t i = 0; i < n; i++) {
+        per_cpu[i] = (int) i < n_cpus ? values[i] : 0;
+    }
     free(values);
     return sum;
 }
@@ -967,8 +1050,9 @@ static void
 fwd_snapshot(const struct fwd *fwd, struct fwd_snapshot *s)
 {
     s->time = bench_now();
-    s->sink = fwd_read_sink(fwd, BENCH_SINK_STREAM);
-    s->sent = *(volatile __u64 *) &fwd->gen_skel->bss->n_sent;
+    s->sink = fwd_read_sink_cpus(fwd, BENCH_SINK_STREAM, s->sink_cpus,
+                                 FWD_SNAPSHOT_CPUS);
+    s->sent = fwd_generators_sent(fwd);
     bench_cpu_sample(&s->cpu);
 }
 
@@ -999,15 +1083,17 @@ fwd_check_headers(struct fwd *fwd, const char *what, struct fwd_result *r)
     }
 }
 
-/* One run of switch number 'idx' in pipeline 'p': sets it up, measures,
- * takes it down and adds the run to its results.  Returns 0 if successful,
- * otherwise a positive errno value after explaining in 'why'. */
+/* One run of switch number 'idx' in pipeline 'p' with the generators of
+ * count number 'c': sets it up, measures, takes it down and adds the run
+ * to its results.  Returns 0 if successful, otherwise a positive errno
+ * value after explaining in 'why'. */
 static int
-fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
+fwd_measure(struct fwd *fwd, size_t c, size_t idx, enum fwd_pipeline p,
             struct ds *why)
 {
     const struct fwd_switch *sw = &fwd_switches[idx];
-    struct fwd_result *r = &fwd->results[idx][p];
+    struct fwd_result *r = &fwd->results[c][idx][p];
+    size_t n_gens = fwd->opts.cpu_counts[c];
     bool stateful = fwd_pipeline_is_stateful(p);
     bool xdp_ct = stateful && sw->kind == FWD_OVS_XDP;
     bool xdp_monitor = ((p == FWD_SFLOW || p == FWD_METER)
@@ -1043,14 +1129,13 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
     /* Learning frames before and while the generator starts: the first
      * may come before the switch listens on its ports. */
     fwd_send_learning_frame(fwd);
-    fwd->gen_skel->bss->new_conns = p == FWD_CONNTRACK_SETUP;
     if (fwd_pipeline_establishes(p)) {
         fwd_establish(fwd, p, &note);
         if (xdp_ct) {
             cached = fwd_ovs_xdp_cached(fwd);
         }
     }
-    fwd_generator_start(fwd);
+    fwd_generators_start(fwd, p, n_gens);
     if (xdp_tnl) {
         double waited = fwd_tnl_wait_compiled(fwd, p);
 
@@ -1124,7 +1209,7 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
         fwd_megaflow_note(fwd, sw, &mflow_before, &mflow_after, &note);
     }
 
-    error = bench_generator_stop(&fwd->generator, why);
+    error = fwd_generators_stop(fwd, why);
     fwd_switch_teardown(fwd, sw);
     if (error) {
         ds_destroy(&note);
@@ -1171,7 +1256,11 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
     if (xdp_tnl) {
         fwd_tnl_note(p, &tnl_before, &tnl_after, frames, &note);
     }
-    if (stateful || xdp_monitor || xdp_tnl || mflow) {
+    if (n_gens > 1) {
+        fwd_cpus_note(fwd, n_gens, before.sink_cpus, after.sink_cpus,
+                      FWD_SNAPSHOT_CPUS, &note);
+    }
+    if (stateful || xdp_monitor || xdp_tnl || mflow || n_gens > 1) {
         /* Every part but the first starts a new line. */
         const char *text = ds_cstr(&note);
 
@@ -1194,19 +1283,20 @@ fwd_measure(struct fwd *fwd, size_t idx, enum fwd_pipeline p,
 
 /* Results. */
 
-/* Returns the median rate of switch 'idx' in pipeline 'p', 0 if it was not
- * measured. */
-static double
-fwd_median_pps(const struct fwd *fwd, size_t idx, enum fwd_pipeline p)
+/* Returns the median rate of switch 'idx' in pipeline 'p' with the
+ * generators of count number 'c', 0 if it was not measured. */
+double
+fwd_median_pps(const struct fwd *fwd, size_t c, size_t idx,
+               enum fwd_pipeline p)
 {
-    const struct fwd_result *r = &fwd->results[idx][p];
+    const struct fwd_result *r = &fwd->results[c][idx][p];
 
     return r->selected && r->n ? bench_median(r->pps, r->n) : 0;
 }
 
 /* Returns the label of pipeline 'p' of switch 'idx' in the table: the
  * floor has none. */
-static const char *
+const char *
 fwd_pipeline_label(size_t idx, enum fwd_pipeline p)
 {
     return fwd_switches[idx].kind == FWD_FLOOR ? "-" : fwd_pipeline_names[p];
@@ -1246,17 +1336,19 @@ fwd_put_indented(struct ds *out, int indent, const char *text)
  * ct() in XDP set targets for.  Appends nothing if ovs-xdp was not
  * measured in 'p'. */
 static void
-fwd_put_summary(const struct fwd *fwd, enum fwd_pipeline p, struct ds *out)
+fwd_put_summary(const struct fwd *fwd, size_t c, enum fwd_pipeline p,
+                struct ds *out)
 {
-    double xdp = fwd_median_pps(fwd, FWD_OVS_XDP_IDX, p);
-    double stateless = fwd_median_pps(fwd, FWD_OVS_XDP_IDX, FWD_STATELESS);
+    double xdp = fwd_median_pps(fwd, c, FWD_OVS_XDP_IDX, p);
+    double stateless = fwd_median_pps(fwd, c, FWD_OVS_XDP_IDX,
+                                      FWD_STATELESS);
     struct ds line = DS_EMPTY_INITIALIZER;
 
     if (!xdp) {
         return;
     }
     for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        double pps = fwd_median_pps(fwd, i, p);
+        double pps = fwd_median_pps(fwd, c, i, p);
 
         if (i != FWD_OVS_XDP_IDX && fwd_switches[i].kind != FWD_FLOOR
             && pps > 0) {
@@ -1275,12 +1367,130 @@ fwd_put_summary(const struct fwd *fwd, enum fwd_pipeline p, struct ds *out)
     ds_destroy(&line);
 }
 
+/* Appends to 'out' the rows of the results with the generators of count
+ * number 'c', and the summary lines of the stateful pipelines; adds to
+ * '*n_checked' and '*n_bad' the frames the sink checked and found bad, and
+ * notes in '*linux_bridge' whether the Linux bridge has a row. */
+static void
+fwd_put_rows(const struct fwd *fwd, size_t c, unsigned long long *n_checked,
+             unsigned long long *n_bad, bool *linux_bridge, struct ds *out)
+{
+    const struct fwd_options *opts = &fwd->opts;
+    double floor_pps = fwd_median_pps(fwd, c, FWD_FLOOR_IDX, FWD_STATELESS);
+    double ovs_xdp_pps = fwd_median_pps(fwd, c, FWD_OVS_XDP_IDX,
+                                        FWD_STATELESS);
+
+    if (opts->n_cpu_counts > 1 || opts->cpu_counts[c] > 1) {
+        ds_put_format(out, "With %u generator%s (CPU", opts->cpu_counts[c],
+                      opts->cpu_counts[c] > 1 ? "s" : "");
+        for (size_t k = 0; k < opts->cpu_counts[c]; k++) {
+            ds_put_format(out, "%s%d", k ? "," : (opts->cpu_counts[c] > 1
+                                                   ? "s " : " "),
+                          opts->gen_cpus[k]);
+        }
+        ds_put_cstr(out, "):\n");
+    }
+    ds_put_format(out, "%-15s %-14s %7s %13s %7s %10s %7s %9s %8s\n",
+                  "switch", "pipeline", "Mpps", "min-max", "offered",
+                  "CPU s/Mpkt", "x floor", "x ovs-xdp", "xdp/this");
+    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+            const struct fwd_result *r = &fwd->results[c][i][p];
+
+            if (!r->selected) {
+                continue;
+            }
+            *linux_bridge |= fwd_switches[i].kind == FWD_LINUX_BRIDGE;
+            *n_checked += r->n_checked;
+            *n_bad += r->n_bad;
+            ds_put_format(out, "%-15s %-14s", fwd_switches[i].name,
+                          fwd_pipeline_label(i, p));
+            if (r->n) {
+                double pps = bench_median(r->pps, r->n);
+                double cpu = bench_median(r->cpu, r->n);
+                char *range = xasprintf("%.3f-%.3f",
+                                        bench_min(r->pps, r->n) / 1e6,
+                                        bench_max(r->pps, r->n) / 1e6);
+
+                ds_put_format(out, " %7.3f %13s %7.3f", pps / 1e6, range,
+                              bench_median(r->offered, r->n) / 1e6);
+                if (isnan(cpu)) {
+                    ds_put_format(out, " %10s", "-");
+                } else {
+                    ds_put_format(out, " %10.3f", cpu);
+                }
+                fwd_put_ratio(out, 7, pps, floor_pps);
+                fwd_put_ratio(out, 9, pps, ovs_xdp_pps);
+                fwd_put_ratio(out, 8,
+                              fwd_switches[i].kind == FWD_FLOOR ? 0
+                              : fwd_median_pps(fwd, c, FWD_OVS_XDP_IDX, p),
+                              pps);
+                free(range);
+            }
+            if (r->skipped) {
+                ds_put_format(out, "%sskipped: %s", r->n ? "  " : " ",
+                              r->skipped);
+            }
+            ds_put_char(out, '\n');
+        }
+    }
+
+    ds_put_char(out, '\n');
+    for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+        if (p != FWD_STATELESS && opts->pipelines[p]) {
+            fwd_put_summary(fwd, c, p, out);
+        }
+    }
+}
+
+/* Appends to 'notes' the notes of switch 'i' with the generators of count
+ * number 'c', in every pipeline, but a note that is the same as
+ * '*last_note', the switch's last one (which this updates). */
+static void
+fwd_put_notes(const struct fwd *fwd, size_t c, size_t i,
+              const char **last_note, struct ds *notes)
+{
+    const struct fwd_options *opts = &fwd->opts;
+
+    for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+        const struct fwd_result *r = &fwd->results[c][i][p];
+        bool new_note;
+
+        if (!r->selected) {
+            continue;
+        }
+        /* A switch's note is the same in every pipeline, mostly. */
+        new_note = r->note && (!*last_note || strcmp(r->note, *last_note));
+        if (!new_note && !r->state_note && !r->n_bad) {
+            continue;
+        }
+        ds_put_format(notes, "  %s %s", fwd_switches[i].name,
+                      fwd_pipeline_label(i, p));
+        if (opts->n_cpu_counts > 1) {
+            ds_put_format(notes, ", %u CPU%s", opts->cpu_counts[c],
+                          opts->cpu_counts[c] > 1 ? "s" : "");
+        }
+        ds_put_cstr(notes, ":\n");
+        if (new_note) {
+            fwd_put_indented(notes, 4, r->note);
+            *last_note = r->note;
+        }
+        if (r->state_note) {
+            fwd_put_indented(notes, 4, r->state_note);
+        }
+        if (r->n_bad) {
+            ds_put_format(notes, "    sink check: %llu of %llu frames "
+                          "with a wrong destination address,\n    IPv4 "
+                          "checksum or UDP checksum\n",
+                          r->n_bad, r->n_checked);
+        }
+    }
+}
+
 static void
 fwd_print_table(const struct fwd *fwd)
 {
     const struct fwd_options *opts = &fwd->opts;
-    double floor_pps = fwd_median_pps(fwd, FWD_FLOOR_IDX, FWD_STATELESS);
-    double ovs_xdp_pps = fwd_median_pps(fwd, FWD_OVS_XDP_IDX, FWD_STATELESS);
     unsigned long long n_checked = 0, n_bad = 0;
     struct ds out = DS_EMPTY_INITIALIZER;
     bool linux_bridge = false;
@@ -1305,65 +1515,25 @@ fwd_print_table(const struct fwd *fwd)
                                          "is a bare TC program, "
                                          "bpf_redirect_peer() into it"
                                          : "XDP on the far veth end"));
-    ds_put_format(&out, "generator: BPF_PROG_TEST_RUN live frames on CPU %d "
-                  "(batch %u); %ld CPUs online; Linux %s\n\n",
-                  opts->cpu, opts->batch_size, sysconf(_SC_NPROCESSORS_ONLN),
-                  uts.release);
-    ds_put_format(&out, "%-15s %-14s %7s %13s %7s %10s %7s %9s %8s\n",
-                  "switch", "pipeline", "Mpps", "min-max", "offered",
-                  "CPU s/Mpkt", "x floor", "x ovs-xdp", "xdp/this");
-    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
-            const struct fwd_result *r = &fwd->results[i][p];
-
-            if (!r->selected) {
-                continue;
-            }
-            linux_bridge |= fwd_switches[i].kind == FWD_LINUX_BRIDGE;
-            n_checked += r->n_checked;
-            n_bad += r->n_bad;
-            ds_put_format(&out, "%-15s %-14s", fwd_switches[i].name,
-                          fwd_pipeline_label(i, p));
-            if (r->n) {
-                double pps = bench_median(r->pps, r->n);
-                double cpu = bench_median(r->cpu, r->n);
-                char *range = xasprintf("%.3f-%.3f",
-                                        bench_min(r->pps, r->n) / 1e6,
-                                        bench_max(r->pps, r->n) / 1e6);
-
-                ds_put_format(&out, " %7.3f %13s %7.3f", pps / 1e6, range,
-                              bench_median(r->offered, r->n) / 1e6);
-                if (isnan(cpu)) {
-                    ds_put_format(&out, " %10s", "-");
-                } else {
-                    ds_put_format(&out, " %10.3f", cpu);
-                }
-                fwd_put_ratio(&out, 7, pps, floor_pps);
-                fwd_put_ratio(&out, 9, pps, ovs_xdp_pps);
-                fwd_put_ratio(&out, 8,
-                              fwd_switches[i].kind == FWD_FLOOR ? 0
-                              : fwd_median_pps(fwd, FWD_OVS_XDP_IDX, p),
-                              pps);
-                free(range);
-            }
-            if (r->skipped) {
-                ds_put_format(&out, "%sskipped: %s", r->n ? "  " : " ",
-                              r->skipped);
-            }
-            ds_put_char(&out, '\n');
-        }
+    if (fwd_cpus_max(opts) > 1) {
+        ds_put_format(&out, "generators: BPF_PROG_TEST_RUN live frames, "
+                      "one per CPU, the flows divided\namong them (batch "
+                      "%u); veths with %u queues; %ld CPUs online; Linux "
+                      "%s\n\n", opts->batch_size, fwd_cpus_max(opts),
+                      sysconf(_SC_NPROCESSORS_ONLN), uts.release);
+    } else {
+        ds_put_format(&out, "generator: BPF_PROG_TEST_RUN live frames on CPU "
+                      "%d (batch %u); %ld CPUs online; Linux %s\n\n",
+                      opts->gen_cpus[0], opts->batch_size,
+                      sysconf(_SC_NPROCESSORS_ONLN), uts.release);
     }
-
-    ds_put_char(&out, '\n');
-    for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
-        if (p != FWD_STATELESS && opts->pipelines[p]) {
-            fwd_put_summary(fwd, p, &out);
-        }
+    for (size_t c = 0; c < opts->n_cpu_counts; c++) {
+        fwd_put_rows(fwd, c, &n_checked, &n_bad, &linux_bridge, &out);
     }
-
+    fwd_cpus_put_table(fwd, &out);
     ds_put_format(&out, "\nMpps: frames per second counted at the sink, "
                   "median of the runs (min-max);\noffered: frames per "
-                  "second the generator sent; CPU s/Mpkt: busy CPU seconds\n"
+                  "second the generators sent; CPU s/Mpkt: busy CPU seconds\n"
                   "of all CPUs (/proc/stat, the generator's included) per "
                   "million frames at\nthe sink; x floor, x ovs-xdp: this "
                   "row's median over the floor's and over\novs-xdp's "
@@ -1394,33 +1564,8 @@ fwd_print_table(const struct fwd *fwd)
     for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
         const char *last_note = NULL;
 
-        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
-            const struct fwd_result *r = &fwd->results[i][p];
-            bool new_note;
-
-            if (!r->selected) {
-                continue;
-            }
-            /* A switch's note is the same in every pipeline, mostly. */
-            new_note = r->note && (!last_note || strcmp(r->note, last_note));
-            if (!new_note && !r->state_note && !r->n_bad) {
-                continue;
-            }
-            ds_put_format(&notes, "  %s %s:\n", fwd_switches[i].name,
-                          fwd_pipeline_label(i, p));
-            if (new_note) {
-                fwd_put_indented(&notes, 4, r->note);
-                last_note = r->note;
-            }
-            if (r->state_note) {
-                fwd_put_indented(&notes, 4, r->state_note);
-            }
-            if (r->n_bad) {
-                ds_put_format(&notes, "    sink check: %llu of %llu frames "
-                              "with a wrong destination address,\n    IPv4 "
-                              "checksum or UDP checksum\n",
-                              r->n_bad, r->n_checked);
-            }
+        for (size_t c = 0; c < opts->n_cpu_counts; c++) {
+            fwd_put_notes(fwd, c, i, &last_note, &notes);
         }
     }
     if (notes.length) {
@@ -1469,15 +1614,88 @@ fwd_json_ratio(double a, double b)
     return a > 0 && b > 0 ? json_real_create(a / b) : json_null_create();
 }
 
+/* Returns the JSON object of the results of switch 'i' in pipeline 'p'
+ * with the generators of count number 'c'. */
+static struct json *
+fwd_json_result(const struct fwd *fwd, size_t c, size_t i,
+                enum fwd_pipeline p)
+{
+    const struct fwd_result *r = &fwd->results[c][i][p];
+    double floor_pps = fwd_median_pps(fwd, c, FWD_FLOOR_IDX, FWD_STATELESS);
+    double ovs_xdp_pps = fwd_median_pps(fwd, c, FWD_OVS_XDP_IDX,
+                                        FWD_STATELESS);
+    struct json *sw = json_object_create();
+    struct json *frames;
+
+    json_object_put_string(sw, "name", fwd_switches[i].name);
+    json_object_put(sw, "pipeline",
+                    fwd_switches[i].kind == FWD_FLOOR
+                    ? json_null_create()
+                    : json_string_create(fwd_pipeline_names[p]));
+    json_object_put(sw, "generators",
+                    json_integer_create(fwd->opts.cpu_counts[c]));
+    json_object_put_string(sw, "description", fwd_switches[i].description);
+    json_object_put(sw, "skipped", r->skipped
+                    ? json_string_create(r->skipped)
+                    : json_null_create());
+    json_object_put(sw, "note", r->note
+                    ? json_string_create(r->note)
+                    : json_null_create());
+    json_object_put(sw, "state_note", r->state_note
+                    ? json_string_create(r->state_note)
+                    : json_null_create());
+    json_object_put(sw, "pps", fwd_json_array(r->pps, r->n));
+    json_object_put(sw, "offered_pps", fwd_json_array(r->offered, r->n));
+    json_object_put(sw, "cpu_s_per_mpkt", fwd_json_array(r->cpu, r->n));
+
+    frames = json_array_create_empty();
+    for (size_t j = 0; j < r->n; j++) {
+        json_array_add(frames, json_integer_create(r->frames[j]));
+    }
+    json_object_put(sw, "sink_frames", frames);
+    json_object_put(sw, "sink_checked", json_integer_create(r->n_checked));
+    json_object_put(sw, "sink_bad", json_integer_create(r->n_bad));
+
+    if (r->n) {
+        double pps = bench_median(r->pps, r->n);
+        double cpu = bench_median(r->cpu, r->n);
+        double scaling = fwd_cpus_scaling(fwd, c, i, p);
+        double floor_scaling = fwd_cpus_scaling(fwd, c, FWD_FLOOR_IDX,
+                                                FWD_STATELESS);
+
+        json_object_put(sw, "pps_median", json_real_create(pps));
+        json_object_put(sw, "pps_min",
+                        json_real_create(bench_min(r->pps, r->n)));
+        json_object_put(sw, "pps_max",
+                        json_real_create(bench_max(r->pps, r->n)));
+        json_object_put(sw, "cpu_s_per_mpkt_median", isnan(cpu)
+                        ? json_null_create() : json_real_create(cpu));
+        json_object_put(sw, "ratio_to_floor",
+                        fwd_json_ratio(pps, floor_pps));
+        json_object_put(sw, "ratio_to_ovs_xdp",
+                        fwd_json_ratio(pps, ovs_xdp_pps));
+        json_object_put(sw, "ovs_xdp_same_pipeline_ratio",
+                        fwd_json_ratio(
+                            fwd_switches[i].kind == FWD_FLOOR ? 0
+                            : fwd_median_pps(fwd, c, FWD_OVS_XDP_IDX, p),
+                            pps));
+        json_object_put(sw, "scaling", scaling > 0
+                        ? json_real_create(scaling) : json_null_create());
+        json_object_put(sw, "scaling_of_floor",
+                        fwd_json_ratio(scaling, floor_scaling));
+    }
+    return sw;
+}
+
 static void
 fwd_write_json(const struct fwd *fwd)
 {
     const struct fwd_options *opts = &fwd->opts;
-    double floor_pps = fwd_median_pps(fwd, FWD_FLOOR_IDX, FWD_STATELESS);
-    double ovs_xdp_pps = fwd_median_pps(fwd, FWD_OVS_XDP_IDX, FWD_STATELESS);
     struct json *top = json_object_create();
     struct json *switches = json_array_create_empty();
     struct json *pipelines = json_array_create_empty();
+    struct json *gen_cpus = json_array_create_empty();
+    struct json *counts = json_array_create_empty();
     struct utsname uts;
 
     uname(&uts);
@@ -1489,7 +1707,16 @@ fwd_write_json(const struct fwd *fwd)
     json_object_put(top, "duration", json_real_create(opts->duration));
     json_object_put(top, "warmup", json_real_create(opts->warmup));
     json_object_put(top, "runs", json_integer_create(opts->runs));
-    json_object_put(top, "generator_cpu", json_integer_create(opts->cpu));
+    json_object_put(top, "generator_cpu",
+                    json_integer_create(opts->gen_cpus[0]));
+    for (size_t k = 0; k < fwd_cpus_max(opts); k++) {
+        json_array_add(gen_cpus, json_integer_create(opts->gen_cpus[k]));
+    }
+    json_object_put(top, "generator_cpus", gen_cpus);
+    for (size_t c = 0; c < opts->n_cpu_counts; c++) {
+        json_array_add(counts, json_integer_create(opts->cpu_counts[c]));
+    }
+    json_object_put(top, "generator_counts", counts);
     json_object_put(top, "batch_size",
                     json_integer_create(opts->batch_size));
     json_object_put(top, "cpus",
@@ -1503,68 +1730,13 @@ fwd_write_json(const struct fwd *fwd)
     }
     json_object_put(top, "pipelines", pipelines);
 
-    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
-            const struct fwd_result *r = &fwd->results[i][p];
-            struct json *sw;
-
-            if (!r->selected) {
-                continue;
+    for (size_t c = 0; c < opts->n_cpu_counts; c++) {
+        for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+            for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+                if (fwd->results[c][i][p].selected) {
+                    json_array_add(switches, fwd_json_result(fwd, c, i, p));
+                }
             }
-            sw = json_object_create();
-            json_object_put_string(sw, "name", fwd_switches[i].name);
-            json_object_put(sw, "pipeline",
-                            fwd_switches[i].kind == FWD_FLOOR
-                            ? json_null_create()
-                            : json_string_create(fwd_pipeline_names[p]));
-            json_object_put_string(sw, "description",
-                                   fwd_switches[i].description);
-            json_object_put(sw, "skipped", r->skipped
-                            ? json_string_create(r->skipped)
-                            : json_null_create());
-            json_object_put(sw, "note", r->note
-                            ? json_string_create(r->note)
-                            : json_null_create());
-            json_object_put(sw, "state_note", r->state_note
-                            ? json_string_create(r->state_note)
-                            : json_null_create());
-            json_object_put(sw, "pps", fwd_json_array(r->pps, r->n));
-            json_object_put(sw, "offered_pps",
-                            fwd_json_array(r->offered, r->n));
-            json_object_put(sw, "cpu_s_per_mpkt",
-                            fwd_json_array(r->cpu, r->n));
-
-            struct json *frames = json_array_create_empty();
-            for (size_t j = 0; j < r->n; j++) {
-                json_array_add(frames, json_integer_create(r->frames[j]));
-            }
-            json_object_put(sw, "sink_frames", frames);
-            json_object_put(sw, "sink_checked",
-                            json_integer_create(r->n_checked));
-            json_object_put(sw, "sink_bad", json_integer_create(r->n_bad));
-
-            if (r->n) {
-                double pps = bench_median(r->pps, r->n);
-                double cpu = bench_median(r->cpu, r->n);
-
-                json_object_put(sw, "pps_median", json_real_create(pps));
-                json_object_put(sw, "pps_min",
-                                json_real_create(bench_min(r->pps, r->n)));
-                json_object_put(sw, "pps_max",
-                                json_real_create(bench_max(r->pps, r->n)));
-                json_object_put(sw, "cpu_s_per_mpkt_median", isnan(cpu)
-                                ? json_null_create() : json_real_create(cpu));
-                json_object_put(sw, "ratio_to_floor",
-                                fwd_json_ratio(pps, floor_pps));
-                json_object_put(sw, "ratio_to_ovs_xdp",
-                                fwd_json_ratio(pps, ovs_xdp_pps));
-                json_object_put(sw, "ovs_xdp_same_pipeline_ratio",
-                                fwd_json_ratio(
-                                    fwd_switches[i].kind == FWD_FLOOR ? 0
-                                    : fwd_median_pps(fwd, FWD_OVS_XDP_IDX,
-                                                     p), pps));
-            }
-            json_array_add(switches, sw);
         }
     }
     json_object_put(top, "switches", switches);
@@ -1599,23 +1771,30 @@ fwd_plot(const struct fwd *fwd)
     script = xasprintf("%s/plot.gp", dir_template);
 
     stream = fopen(data, "w");
-    if (stream) {
+    for (size_t c = 0; stream && c < fwd->opts.n_cpu_counts; c++) {
+        char *cpus = (fwd->opts.n_cpu_counts > 1
+                      ? xasprintf("@%u", fwd->opts.cpu_counts[c])
+                      : xstrdup(""));
+
         for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
             for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
-                const struct fwd_result *r = &fwd->results[i][p];
+                const struct fwd_result *r = &fwd->results[c][i][p];
 
                 if (!r->selected || !r->n) {
                     continue;
                 }
-                fprintf(stream, "%s%s%s %.4f %.4f %.4f\n",
+                fprintf(stream, "%s%s%s%s %.4f %.4f %.4f\n",
                         fwd_switches[i].name,
                         p == FWD_STATELESS ? "" : ":",
                         p == FWD_STATELESS ? "" : fwd_pipeline_names[p],
-                        bench_median(r->pps, r->n) / 1e6,
+                        cpus, bench_median(r->pps, r->n) / 1e6,
                         bench_min(r->pps, r->n) / 1e6,
                         bench_max(r->pps, r->n) / 1e6);
             }
         }
+        free(cpus);
+    }
+    if (stream) {
         fclose(stream);
     }
     stream = fopen(script, "w");
@@ -1664,7 +1843,7 @@ fwd_cleanup(void *fwd_)
 {
     struct fwd *fwd = fwd_;
 
-    bench_generator_stop(&fwd->generator, NULL);
+    fwd_generators_stop(fwd, NULL);
     if (fwd->active) {
         fwd_switch_teardown(fwd, fwd->active);
     }
@@ -1677,8 +1856,6 @@ fwd_cleanup(void *fwd_)
     fwd->sink_link = NULL;
     bench_pair_destroy(&fwd->gen);
     bench_pair_destroy(&fwd->sink);
-    bench_gen__destroy(fwd->gen_skel);
-    fwd->gen_skel = NULL;
     bench_sink__destroy(fwd->sink_skel);
     fwd->sink_skel = NULL;
     bench_redirect__destroy(fwd->redirect_skel);
@@ -1703,16 +1880,7 @@ fwd_setup(struct fwd *fwd)
     fprintf(stderr, "topology: namespaces %s, %s; veths %s, %s\n",
             fwd->gen.ns, fwd->sink.ns, fwd->gen.root_name,
             fwd->sink.root_name);
-
-    fwd->gen_skel = bench_gen__open();
-    if (!fwd->gen_skel) {
-        ovs_fatal(errno, "cannot open the generator program");
-    }
-    fwd->gen_skel->rodata->n_flows = fwd->opts.n_flows;
-    fwd->gen_skel->rodata->sport_base = FWD_UDP_SPORT_BASE;
-    if (bench_gen__load(fwd->gen_skel)) {
-        ovs_fatal(errno, "cannot load the generator program");
-    }
+    fwd_cpus_setup(fwd);
 
     fwd->sink_skel = bench_sink__open();
     if (!fwd->sink_skel) {
@@ -1738,12 +1906,45 @@ fwd_setup(struct fwd *fwd)
     }
     ds_destroy(&why);
 
-    char *pmd_mask = fwd_pmd_cpu_mask(fwd->opts.cpu);
+    char *pmd_mask = fwd_pmd_cpu_mask(fwd->opts.gen_cpus[0]);
     bench_ovs_init(&fwd->ovs_xdp, "ovs-vswitchd-xdp",
                    fwd->opts.vswitchd_xdp, NULL);
     bench_ovs_init(&fwd->ovs_stock, "Debian's ovs-vswitchd",
                    fwd->opts.vswitchd_stock, pmd_mask);
     free(pmd_mask);
+}
+
+/* Measures run 'run' of switch 'i' in pipeline 'p' with the generators of
+ * count number 'c', if that result is selected and not skipped, and says
+ * how it went on stderr. */
+static void
+fwd_run_one(struct fwd *fwd, int run, size_t c, size_t i, enum fwd_pipeline p)
+{
+    struct fwd_result *r = &fwd->results[c][i][p];
+    struct ds why = DS_EMPTY_INITIALIZER;
+
+    if (!r->selected || r->skipped) {
+        return;
+    }
+    fprintf(stderr, "run %d/%d: %-15s %-14s ", run + 1, fwd->opts.runs,
+            fwd_switches[i].name, fwd_pipeline_label(i, p));
+    if (fwd->opts.n_cpu_counts > 1) {
+        fprintf(stderr, "%2u CPU%s ", fwd->opts.cpu_counts[c],
+                fwd->opts.cpu_counts[c] > 1 ? "s" : " ");
+    }
+    fflush(stderr);
+    if (fwd_measure(fwd, c, i, p, &why)) {
+        fatal_signal_run();
+        r->skipped = ds_steal_cstr(&why);
+        fprintf(stderr, "skipped: %s\n", r->skipped);
+    } else {
+        fprintf(stderr, "%.3f Mpps\n", r->pps[r->n - 1] / 1e6);
+        if (!r->frames[r->n - 1]) {
+            ovs_error(0, "%s %s: no frame reached the sink",
+                      fwd_switches[i].name, fwd_pipeline_label(i, p));
+        }
+    }
+    ds_destroy(&why);
 }
 
 int
@@ -1765,38 +1966,22 @@ bench_forward_main(int argc, char *argv[])
     fwd_setup(&fwd);
 
     for (int run = 0; run < fwd.opts.runs; run++) {
-        for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-            for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
-                struct fwd_result *r = &fwd.results[i][p];
-                struct ds why = DS_EMPTY_INITIALIZER;
-
-                if (!r->selected || r->skipped) {
-                    continue;
+        for (size_t c = 0; c < fwd.opts.n_cpu_counts; c++) {
+            for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+                for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+                    fwd_run_one(&fwd, run, c, i, p);
                 }
-                fprintf(stderr, "run %d/%d: %-15s %-14s ", run + 1,
-                        fwd.opts.runs, fwd_switches[i].name,
-                        fwd_pipeline_label(i, p));
-                fflush(stderr);
-                if (fwd_measure(&fwd, i, p, &why)) {
-                    fatal_signal_run();
-                    r->skipped = ds_steal_cstr(&why);
-                    fprintf(stderr, "skipped: %s\n", r->skipped);
-                } else {
-                    fprintf(stderr, "%.3f Mpps\n", r->pps[r->n - 1] / 1e6);
-                    if (!r->frames[r->n - 1]) {
-                        ovs_error(0, "%s %s: no frame reached the sink",
-                                  fwd_switches[i].name,
-                                  fwd_pipeline_label(i, p));
-                    }
-                }
-                ds_destroy(&why);
             }
         }
     }
 
-    for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
-        for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
-            n_measured += fwd.results[i][p].selected && fwd.results[i][p].n;
+    for (size_t c = 0; c < fwd.opts.n_cpu_counts; c++) {
+        for (size_t i = 0; i < FWD_N_SWITCHES; i++) {
+            for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
+                const struct fwd_result *r = &fwd.results[c][i][p];
+
+                n_measured += r->selected && r->n;
+            }
         }
     }
     fwd_cleanup(&fwd);

@@ -112,7 +112,11 @@ enum fwd_pipeline {
     FWD_N_PIPELINES
 };
 
-/* The results of one switch in one pipeline. */
+/* The most generators, one per CPU, that --cpus may ask for. */
+#define FWD_MAX_GENERATORS 64
+
+/* The results of one switch in one pipeline with one number of
+ * generators. */
 struct fwd_result {
     bool selected;              /* Chosen by --switches and --pipeline. */
     char *skipped;              /* Why it was not (fully) measured, or
@@ -139,7 +143,17 @@ struct fwd_options {
     unsigned int n_megaflows;   /* --megaflows: that many OpenFlow rules,
                                  * one per source port, or 0. */
     unsigned int n_masks;       /* --masks: over that many masks. */
-    int cpu;                    /* Generator's CPU. */
+    int gen_cpus[FWD_MAX_GENERATORS];   /* The generators' CPUs, in the
+                                         * order they are taken: N
+                                         * generators run on the first N
+                                         * (--cpu, or the last CPUs this
+                                         * process may use). */
+    size_t n_gen_cpus;          /* Number of 'gen_cpus'. */
+    unsigned int cpu_counts[FWD_MAX_GENERATORS];  /* --cpus: the numbers
+                                                   * of generators to
+                                                   * measure, ascending;
+                                                   * { 1 } by default. */
+    size_t n_cpu_counts;        /* Number of 'cpu_counts'. */
     unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
     char *json_file;            /* --json, or NULL. */
     char *plot_file;            /* --plot, or NULL. */
@@ -155,7 +169,11 @@ struct fwd_options {
 /* The whole benchmark, reachable from the cleanup hook. */
 struct fwd {
     struct fwd_options opts;
-    struct fwd_result results[FWD_N_SWITCHES][FWD_N_PIPELINES];
+
+    /* Indexed by the number of generators (an index into
+     * 'opts.cpu_counts'), the switch and the pipeline. */
+    struct fwd_result results[FWD_MAX_GENERATORS][FWD_N_SWITCHES]
+                             [FWD_N_PIPELINES];
 
     struct bench_pair gen;      /* Generator's veth pair. */
     struct bench_pair sink;     /* Sink's veth pair. */
@@ -169,7 +187,14 @@ struct fwd {
     struct bench_ovs ovs_xdp;   /* Private ovs-vswitchd-xdp. */
     struct bench_ovs ovs_stock; /* Private Debian ovs-vswitchd. */
 
-    struct bench_gen *gen_skel;
+    /* The generators that run now, each with its own instance of the
+     * generator program (its own frame counter, which a second CPU would
+     * otherwise share, and its own share of the flows), loaded as they
+     * start and destroyed as they stop. */
+    struct bench_gen *gen_skels[FWD_MAX_GENERATORS];
+    struct bench_generator generators[FWD_MAX_GENERATORS];
+    size_t n_generators;
+
     struct bench_sink *sink_skel;
     struct bench_redirect *redirect_skel;
     struct bpf_link *sink_link;     /* Sink program on the sink's veth0. */
@@ -177,7 +202,6 @@ struct fwd {
     bool floor_tc;                  /* --sink=stack floor's TC program on
                                      * the generator's port? */
 
-    struct bench_generator generator;
     const struct fwd_switch *active;    /* Switch set up now, or NULL. */
     enum fwd_pipeline pipeline;         /* Its pipeline. */
     uint8_t frame[FWD_FRAME_MAX];       /* The stream's frame... */
@@ -195,6 +219,11 @@ struct fwd_ct_counts {
 extern const struct eth_addr fwd_gen_mac;
 extern const struct eth_addr fwd_sink_mac;
 
+/* The switches, and the indexes of those that others are compared to. */
+extern const struct fwd_switch fwd_switches[FWD_N_SWITCHES];
+#define FWD_FLOOR_IDX 0
+#define FWD_OVS_XDP_IDX 1
+
 /* bench-forward.c: frames, switches and the sink. */
 ovs_be32 fwd_ip(const char *s);
 void fwd_put_frame_sized(uint8_t *frame, size_t size, struct eth_addr eth_src,
@@ -207,6 +236,30 @@ const char *fwd_stream_dst(enum fwd_pipeline);
 struct bench_ovs *fwd_switch_ovs(struct fwd *, const struct fwd_switch *);
 unsigned long long fwd_read_sink(const struct fwd *,
                                  enum bench_sink_counter);
+unsigned long long fwd_read_sink_cpus(const struct fwd *,
+                                      enum bench_sink_counter,
+                                      unsigned long long *per_cpu,
+                                      size_t n_cpus);
+double fwd_median_pps(const struct fwd *, size_t c, size_t idx,
+                      enum fwd_pipeline);
+const char *fwd_pipeline_label(size_t idx, enum fwd_pipeline);
+
+/* bench-forward-cpus.c: --cpus, generators on several CPUs. */
+void fwd_cpus_order(struct fwd_options *, int first);
+void fwd_cpus_parse(struct fwd_options *, const char *list);
+unsigned int fwd_cpus_max(const struct fwd_options *);
+const char *fwd_cpus_unsupported(const struct fwd_switch *,
+                                 unsigned int count);
+void fwd_cpus_flow_share(unsigned int n_flows, size_t n_gens, size_t k,
+                         unsigned int *first, unsigned int *n);
+void fwd_cpus_setup(struct fwd *);
+void fwd_cpus_note(const struct fwd *, size_t n_gens,
+                   const unsigned long long *before,
+                   const unsigned long long *after, size_t n_cpus,
+                   struct ds *note);
+double fwd_cpus_scaling(const struct fwd *, size_t c, size_t idx,
+                        enum fwd_pipeline);
+void fwd_cpus_put_table(const struct fwd *, struct ds *out);
 
 /* bench-forward-mflow.c: --megaflows and --masks. */
 #define FWD_MAX_MASKS 16
