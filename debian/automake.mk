@@ -1,5 +1,7 @@
 # Debian packaging: debian/ builds the binary package openvswitch-switch-xdp
-# (dpkg-buildpackage -us -uc -b on Debian 12).
+# (dpkg-buildpackage -us -uc -b on Debian 12), and with the build profile
+# pkg.ovs-xdp.dpdk also openvswitch-switch-xdp-dpdk, its DPDK variant
+# (DEB_BUILD_PROFILES=pkg.ovs-xdp.dpdk make deb).
 #
 #   make deb        builds it from a clean copy of the committed HEAD (plus
 #                   any uncommitted change under debian/) in a scratch
@@ -22,6 +24,10 @@ EXTRA_DIST += \
 	debian/openvswitch-switch-xdp.postinst \
 	debian/openvswitch-switch-xdp.postrm \
 	debian/openvswitch-switch-xdp.prerm \
+	debian/openvswitch-switch-xdp-dpdk.README.Debian \
+	debian/openvswitch-switch-xdp-dpdk.links \
+	debian/openvswitch-switch-xdp-dpdk.postinst \
+	debian/openvswitch-switch-xdp-dpdk.prerm \
 	debian/ovs-vswitchd-bpffs.conf \
 	debian/ovs-vswitchd-xdp.wrapper \
 	debian/rules \
