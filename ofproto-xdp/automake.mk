@@ -12,6 +12,7 @@ ofproto_xdp_libovsxdp_la_SOURCES = \
 	ofproto-xdp/dpif-xdp-flow-restore.c \
 	ofproto-xdp/dpif-xdp-gso.c \
 	ofproto-xdp/dpif-xdp-meter.c \
+	ofproto-xdp/dpif-xdp-miss.c \
 	ofproto-xdp/dpif-xdp-peer.c \
 	ofproto-xdp/dpif-xdp-rings.c \
 	ofproto-xdp/dpif-xdp-tx.c \

@@ -285,6 +285,15 @@ struct dp_xdp {
     atomic_uint64_t n_queue_lost;   /* Upcalls our queues dropped. */
     struct dp_xdp_uspace_stats uspace;  /* Packets handled in userspace. */
 
+    /* ofproto's upcall callback, for the upcalls of packets that it
+     * executes itself (dpif-xdp-miss.c). */
+    struct {
+        struct ovs_rwlock lock;
+        upcall_callback *cb OVS_GUARDED;
+        void *aux OVS_GUARDED;
+        bool enabled OVS_GUARDED;
+    } miss;
+
     /* Connection tracking (dpif-xdp-ct.c), for ct() actions, which run in
      * ovs-vswitchd, and the cache of its established connections in XDP
      * (dpif-xdp-ctcache.c). */
@@ -612,5 +621,18 @@ void dpif_xdp_recv_purge(struct dpif *);
 int dp_xdp_execute(struct dp_xdp *, struct dpif_execute *);
 uint64_t dp_xdp_upcall_lost(struct dp_xdp *);
 int dp_xdp_upcall_set_config(struct dp_xdp *, const struct smap *);
+const struct odp_support *dp_xdp_upcall_odp_support(void);
+
+/* dpif-xdp-miss.c */
+void dp_xdp_miss_init(struct dp_xdp *);
+void dp_xdp_miss_destroy(struct dp_xdp *);
+void dpif_xdp_register_upcall_cb(struct dpif *, upcall_callback *,
+                                 void *aux);
+void dpif_xdp_enable_upcall(struct dpif *);
+void dpif_xdp_disable_upcall(struct dpif *);
+bool dp_xdp_miss_upcall(struct dp_xdp *, const struct dp_packet *,
+                        const struct flow *, enum dpif_upcall_type,
+                        const struct nlattr *userdata,
+                        struct ofpbuf *actions);
 
 #endif /* dpif-xdp-private.h */

@@ -62,7 +62,10 @@
  * The executing thread (the main thread, or any handler thread) builds the
  * upcall and queues it on a handler's 'actions' list, which has its own
  * mutex and a seq that wakes the handler from recv_wait(); recv() hands
- * these out before the ring samples. */
+ * these out before the ring samples.  But for packets that ofproto
+ * executes (DPIF_OP_EXECUTE), these upcalls, and misses after a
+ * recirculation, run ofproto's callback in the executing thread, as in
+ * dpif-netdev (dpif-xdp-miss.c). */
 
 #include <config.h>
 
@@ -206,6 +209,13 @@ static const struct odp_support dp_xdp_odp_support = {
     .nd_ext = true,
 };
 
+/* What flow keys of this datapath carry, for whoever builds one. */
+const struct odp_support *
+dp_xdp_upcall_odp_support(void)
+{
+    return &dp_xdp_odp_support;
+}
+
 /* The handler whose rings are being consumed by this thread. */
 DEFINE_STATIC_PER_THREAD_DATA(struct dp_xdp_handler *, cur_handler, NULL);
 
@@ -325,6 +335,7 @@ dp_xdp_upcall_init(struct dp_xdp *dp)
     int error;
 
     fat_rwlock_init(&dp->upcall_lock);
+    dp_xdp_miss_init(dp);
     atomic_init(&dp->n_ring_lost, 0);
     atomic_init(&dp->n_queue_lost, 0);
     error = dp_xdp_rings_open(dp, ring_event);
@@ -436,6 +447,7 @@ dp_xdp_upcall_destroy(struct dp_xdp *dp)
     }
     fat_rwlock_unlock(&dp->upcall_lock);
     fat_rwlock_destroy(&dp->upcall_lock);
+    dp_xdp_miss_destroy(dp);
 }
 
 uint64_t
@@ -558,6 +570,10 @@ struct dp_xdp_execute_ctx {
     int depth;                      /* Recirculations so far. */
     uint32_t gso_size;              /* The packet's GSO size, or 0 (see
                                      * dpif-xdp-gso.c). */
+    bool upcalls_here;              /* ofproto's DPIF_OP_EXECUTE: misses
+                                     * after a recirculation and userspace
+                                     * actions are handled in this thread
+                                     * (dpif-xdp-miss.c). */
 };
 
 /* Most times ovs-vswitchd recirculates one packet, as dpif-netdev's
@@ -933,10 +949,12 @@ queue_action_upcall(struct dp_xdp_execute_ctx *ctx,
 }
 
 /* Runs 'actions' on 'packet', which they take, 'depth' recirculations
- * deep. */
+ * deep, with its upcalls in this thread if 'upcalls_here' (see 'struct
+ * dp_xdp_execute_ctx'). */
 static void
 execute_actions(struct dp_xdp *dp, struct dp_packet *packet,
-                const struct ofpbuf *actions, int depth, uint32_t gso_size)
+                const struct ofpbuf *actions, int depth, uint32_t gso_size,
+                bool upcalls_here)
 {
     struct dp_xdp_execute_ctx ctx = {
         .dp = dp,
@@ -944,6 +962,7 @@ execute_actions(struct dp_xdp *dp, struct dp_packet *packet,
         .actions_len = actions->size,
         .depth = depth,
         .gso_size = gso_size,
+        .upcalls_here = upcalls_here,
     };
     struct dp_packet_batch batch;
 
@@ -958,11 +977,13 @@ execute_actions(struct dp_xdp *dp, struct dp_packet *packet,
 
 /* Classifies 'packet', which it takes, against the flows ovs-vswitchd
  * looks up itself (dpif-xdp-uflow.c) and runs the actions of the flow it
- * matches, 'depth' recirculations deep.  Returns false, without taking
- * 'packet', if no flow matches.  'flow' is flow_extract() of 'packet'. */
+ * matches, 'depth' recirculations deep (as execute_actions()).  Returns
+ * false, without taking 'packet', if no flow matches.  'flow' is
+ * flow_extract() of 'packet'. */
 static bool
 execute_uspace_hit(struct dp_xdp *dp, struct dp_packet *packet,
-                   const struct flow *flow, int depth, uint32_t gso_size)
+                   const struct flow *flow, int depth, uint32_t gso_size,
+                   bool upcalls_here)
 {
     struct ofpbuf *actions;
 
@@ -972,8 +993,66 @@ execute_uspace_hit(struct dp_xdp *dp, struct dp_packet *packet,
     }
     COVERAGE_INC(xdp_uspace_hit);
     dp_xdp_uspace_count(&dp->uspace.n_uspace_hit);
-    execute_actions(dp, packet, actions, depth, gso_size);
+    execute_actions(dp, packet, actions, depth, gso_size, upcalls_here);
     ofpbuf_delete(actions);
+    return true;
+}
+
+/* Runs the miss of 'packet', which it takes unless it returns false,
+ * in this thread (see dpif-xdp-miss.c). */
+static bool
+execute_miss_here(struct dp_xdp_execute_ctx *ctx, struct dp_packet *packet,
+                  const struct flow *flow)
+{
+    struct ofpbuf actions;
+
+    if (!dp_xdp_miss_upcall(ctx->dp, packet, flow, DPIF_UC_MISS, NULL,
+                            &actions)) {
+        return false;
+    }
+    dp_xdp_uspace_count(&ctx->dp->uspace.n_miss);
+    execute_actions(ctx->dp, packet, &actions, ctx->depth + 1,
+                    ctx->gso_size, true);
+    ofpbuf_uninit(&actions);
+    return true;
+}
+
+/* Runs the userspace action 'userspace' on 'packet' in this thread (see
+ * dpif-xdp-miss.c), leaving 'packet' as it is.  Returns false if it must
+ * be queued to a handler instead. */
+static bool
+action_upcall_here(struct dp_xdp_execute_ctx *ctx,
+                   const struct dp_packet *packet,
+                   const struct nlattr *userspace)
+{
+    const struct nlattr *userdata;
+    struct dp_packet *copy;
+    struct ofpbuf actions;
+    struct flow flow;
+
+    /* The copy goes up: cut as a truncate action before says, and with its
+     * own metadata for the actions ofproto may return. */
+    copy = dp_packet_clone_data(dp_packet_data(packet),
+                                dp_packet_size(packet)
+                                - dp_packet_get_cutlen(packet));
+    copy->md = packet->md;
+    packet_tailroom(copy);
+    flow_extract(copy, &flow);
+    userdata = nl_attr_find_nested(userspace, OVS_USERSPACE_ATTR_USERDATA);
+    if (!dp_xdp_miss_upcall(ctx->dp, copy, &flow, DPIF_UC_ACTION, userdata,
+                            &actions)) {
+        dp_packet_delete(copy);
+        return false;
+    }
+    COVERAGE_INC(xdp_upcall_action);
+    if (actions.size) {
+        /* A slow-path flow's translation, say. */
+        execute_actions(ctx->dp, copy, &actions, ctx->depth + 1,
+                        ctx->gso_size, true);
+    } else {
+        dp_packet_delete(copy);
+    }
+    ofpbuf_uninit(&actions);
     return true;
 }
 
@@ -1030,7 +1109,9 @@ execute_recirc(struct dp_xdp_execute_ctx *ctx, struct dp_packet_batch *batch,
                          dp_packet_size(p));
             dp_packet_delete(p);
         } else if (!execute_uspace_hit(ctx->dp, p, &flow, ctx->depth + 1,
-                                       ctx->gso_size)) {
+                                       ctx->gso_size, ctx->upcalls_here)
+                   && !(ctx->upcalls_here
+                        && execute_miss_here(ctx, p, &flow))) {
             struct dp_xdp_action_upcall *au;
 
             COVERAGE_INC(xdp_upcall_recirc_miss);
@@ -1061,7 +1142,9 @@ dp_xdp_execute_cb(void *ctx_, struct dp_packet_batch *batch,
     }
     if (type == OVS_ACTION_ATTR_USERSPACE) {
         DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
-            queue_action_upcall(ctx, packet, a);
+            if (!ctx->upcalls_here || !action_upcall_here(ctx, packet, a)) {
+                queue_action_upcall(ctx, packet, a);
+            }
         }
         if (should_steal) {
             dp_packet_delete_batch(batch, true);
@@ -1129,6 +1212,7 @@ dp_xdp_execute(struct dp_xdp *dp, struct dpif_execute *execute)
         .actions = execute->actions,
         .actions_len = execute->actions_len,
         .gso_size = miss_note_get(execute->packet),
+        .upcalls_here = true,
     };
     struct dp_packet_batch batch;
 
@@ -1217,7 +1301,7 @@ execute_miss_uspace(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
 
     flow_extract(packet, &flow);
     dp_xdp_complete_partial_csum(packet, &flow);
-    if (execute_uspace_hit(dp, packet, &flow, 0, buf->up.gso_size)) {
+    if (execute_uspace_hit(dp, packet, &flow, 0, buf->up.gso_size, false)) {
         return true;
     }
     dp_packet_delete(packet);
@@ -1243,7 +1327,7 @@ execute_slow_path(struct dp_xdp *dp, const struct dp_xdp_upcall_buf *buf)
         return;                 /* The flow went away meanwhile. */
     }
     dp_xdp_complete_partial_csum(packet, &flow);
-    execute_actions(dp, packet, actions, 0, buf->up.gso_size);
+    execute_actions(dp, packet, actions, 0, buf->up.gso_size, false);
     ofpbuf_delete(actions);
 }
 

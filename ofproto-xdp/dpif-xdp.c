@@ -1145,14 +1145,15 @@ const struct dpif_class dpif_xdp_class = {
     .recv = dpif_xdp_recv,
     .recv_wait = dpif_xdp_recv_wait,
     .recv_purge = dpif_xdp_recv_purge,
-    /* dpif-netdev's PMD threads call ofproto's upcall code in their own
-     * thread through these; our upcalls reach ofproto through recv(), as
-     * the kernel datapath's do, and no thread of ours has caches for
-     * ofproto to purge. */
+    /* No thread of ours has caches for ofproto to purge. */
     .register_dp_purge_cb = NULL,
-    .register_upcall_cb = NULL,
-    .enable_upcall = NULL,
-    .disable_upcall = NULL,
+    /* Our upcalls reach ofproto through recv(), as the kernel datapath's
+     * do, but for the misses of packets that ofproto itself executes,
+     * which run its callback in the executing thread, as dpif-netdev's
+     * do (dpif-xdp-miss.c). */
+    .register_upcall_cb = dpif_xdp_register_upcall_cb,
+    .enable_upcall = dpif_xdp_enable_upcall,
+    .disable_upcall = dpif_xdp_disable_upcall,
     .get_datapath_version = dpif_xdp_get_datapath_version,
     /* Connection tracking: OVS's userspace tracker, one per datapath, run
      * by ovs-vswitchd for ct() actions (dpif-xdp-ct.c). */
