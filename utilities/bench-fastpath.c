@@ -78,8 +78,10 @@
  * holds it an entry, as a datapath program attached to ports holds one.
  * The XDP programs attached on the machine are counted and reported: if
  * there are more than the dispatcher's 48 entries, some of ours may have
- * none.  The namespace, the veths, the datapaths and their pinned maps are
- * removed at the end, also on failure or Ctrl-C (a fatal_signal hook). */
+ * none.  The datapaths pin their maps under a pin root of the run's own
+ * (/sys/fs/bpf/oxb-fp-PID).  The namespace, the veths, the datapaths and
+ * their pinned maps are removed at the end, also on failure or Ctrl-C (a
+ * fatal_signal hook). */
 
 #include <config.h>
 
@@ -208,6 +210,7 @@ struct fp {
     bool verbose;               /* --verbose. */
 
     /* The scratch namespace and devices. */
+    char *pin_root;             /* OVS_XDP_PIN_ROOT of its datapaths. */
     char *ns;                   /* Namespace name. */
     bool ns_created;            /* 'ns' was created, to be removed. */
     int root_fd;                /* The namespace we came from, or -1. */
@@ -867,6 +870,9 @@ fp_cleanup(void *fp_)
     if (fp->dp && fp->dp->pinned) {
         xdp_pin_remove(fp->dp->name);
     }
+    if (fp->pin_root) {
+        rmdir(fp->pin_root);    /* Empty by now; ENOENT if never made. */
+    }
 
     if (fp->root_fd >= 0) {
         bench_netns_leave(fp->root_fd);
@@ -1153,6 +1159,11 @@ bench_fastpath_main(int argc, char *argv[])
     /* The datapath logs its creation and each program swap at INFO. */
     vlog_set_levels(NULL, VLF_ANY_DESTINATION, VLL_WARN);
     fp->bpf_stats = fp_read_bpf_stats();
+    /* A pin root of the run's own, so that its datapaths never meet those
+     * of the system's ovs-vswitchd-xdp, or leave a pin root behind. */
+    fp->pin_root = xasprintf("/sys/fs/bpf/%s-fp-%ld", BENCH_PREFIX,
+                             (long) getpid());
+    setenv("OVS_XDP_PIN_ROOT", fp->pin_root, 1);
 
     fatal_signal_add_hook(fp_cleanup, NULL, fp, true);
     fp_create_devices(fp);
