@@ -1030,6 +1030,14 @@ action_upcall_here(struct dp_xdp_execute_ctx *ctx,
     struct ofpbuf actions;
     struct flow flow;
 
+    if (nl_attr_find_nested(userspace, OVS_USERSPACE_ATTR_ACTIONS)) {
+        /* sFlow's: the upcall must carry the actions being run (its
+         * sample reports their output), which ofproto's callback has no
+         * room for; it would look them up by a UFID that no flow of ours
+         * has.  The handler's queue takes it. */
+        return false;
+    }
+
     /* The copy goes up: cut as a truncate action before says, and with its
      * own metadata for the actions ofproto may return. */
     copy = dp_packet_clone_data(dp_packet_data(packet),
