@@ -84,24 +84,26 @@ dpif_xdp_register_upcall_cb(struct dpif *dpif, upcall_callback *cb,
     ovs_rwlock_unlock(&dp->miss.lock);
 }
 
-void
-dpif_xdp_enable_upcall(struct dpif *dpif)
+static void
+miss_set_enabled(struct dpif *dpif, bool enabled)
 {
     struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
 
     ovs_rwlock_wrlock(&dp->miss.lock);
-    dp->miss.enabled = true;
+    dp->miss.enabled = enabled;
     ovs_rwlock_unlock(&dp->miss.lock);
+}
+
+void
+dpif_xdp_enable_upcall(struct dpif *dpif)
+{
+    miss_set_enabled(dpif, true);
 }
 
 void
 dpif_xdp_disable_upcall(struct dpif *dpif)
 {
-    struct dp_xdp *dp = dp_xdp_from_dpif(dpif);
-
-    ovs_rwlock_wrlock(&dp->miss.lock);
-    dp->miss.enabled = false;
-    ovs_rwlock_unlock(&dp->miss.lock);
+    miss_set_enabled(dpif, false);
 }
 
 /* Installs the megaflow that ofproto's callback made of the miss of

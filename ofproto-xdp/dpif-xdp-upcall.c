@@ -1038,12 +1038,12 @@ action_upcall_here(struct dp_xdp_execute_ctx *ctx,
         return false;
     }
 
-    /* The copy goes up: cut as a truncate action before says, and with its
-     * own metadata for the actions ofproto may return. */
-    copy = dp_packet_clone_data(dp_packet_data(packet),
-                                dp_packet_size(packet)
-                                - dp_packet_get_cutlen(packet));
-    copy->md = packet->md;
+    /* The copy goes up, cut as a truncate action before says, and takes
+     * the actions ofproto may return. */
+    copy = dp_packet_clone(packet);
+    dp_packet_set_size(copy, dp_packet_size(packet)
+                             - dp_packet_get_cutlen(packet));
+    dp_packet_reset_cutlen(copy);
     packet_tailroom(copy);
     flow_extract(copy, &flow);
     userdata = nl_attr_find_nested(userspace, OVS_USERSPACE_ATTR_USERDATA);
