@@ -572,16 +572,8 @@ tc_dp_pass(struct __sk_buff *skb, struct pkt_md *md, struct tc_dp_buf *buf)
     dp_stats->n_hit++;
     dp_stats->n_tc_hit++;
 
-    struct xdp_flow_stats *stats = bpf_map_lookup_elem(&xdp_dp_flow_stats,
-                                                       &slot);
-    if (stats) {
-        __sync_fetch_and_add(&stats->n_packets, 1);
-        __sync_fetch_and_add(&stats->n_bytes, XDP_DP_FRAME_LEN(skb));
-        stats->used = bpf_ktime_get_coarse_ns();
-        if (key->tcp_flags && key->nw_proto == IPPROTO_TCP) {
-            __sync_fetch_and_or(&stats->tcp_flags, bpf_ntohs(key->tcp_flags));
-        }
-    }
+    xdp_dp_flow_count(slot, XDP_DP_FRAME_LEN(skb),
+                      key->nw_proto == IPPROTO_TCP ? key->tcp_flags : 0);
     return tc_dp_execute(skb, flow, md, buf, cte, cte ? ct_md : 0);
 }
 

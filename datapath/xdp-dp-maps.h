@@ -136,6 +136,55 @@ struct {
     __type(value, struct xdp_flow_stats);
 } xdp_dp_flow_stats SEC(".maps");
 
+/* The lanes of xdp_dp_flow_stats that the programs add to (see "struct
+ * xdp_flow_stats" in xdp-dp.h), set by ovs-vswitchd before it loads a
+ * program: CPU lanes, and whether each CPU has a lane of its own. */
+const volatile __u32 xdp_dp_stats_cpu_lanes = 1;
+const volatile __u32 xdp_dp_stats_own_lane = 0;
+
+/* Adds a packet of 'len' bytes with TCP flags 'tcp_flags' (network order;
+ * zero for a packet that is not TCP) to flow slot 'slot', in this CPU's
+ * lane of the statistics array. */
+static __always_inline void
+xdp_dp_flow_count(__u32 slot, __u64 len, __be16 tcp_flags)
+{
+    struct xdp_flow_stats *st;
+    __u32 lane = 0;
+    __u32 i;
+
+    if (slot >= XDP_DP_MAX_FLOWS) {
+        return;
+    }
+    if (xdp_dp_stats_cpu_lanes > 1) {
+        lane = bpf_get_smp_processor_id();
+        if (lane >= xdp_dp_stats_cpu_lanes) {
+            lane %= xdp_dp_stats_cpu_lanes;
+        }
+    }
+    i = lane * XDP_DP_MAX_FLOWS + slot;
+    st = bpf_map_lookup_elem(&xdp_dp_flow_stats, &i);
+    if (!st) {
+        return;
+    }
+    /* Millisecond precision is all 'used' needs: the coarse clock costs
+     * less than bpf_ktime_get_ns(). */
+    if (xdp_dp_stats_own_lane) {
+        st->n_packets++;
+        st->n_bytes += len;
+        st->used = bpf_ktime_get_coarse_ns();
+        if (tcp_flags) {
+            st->tcp_flags |= bpf_ntohs(tcp_flags);
+        }
+    } else {
+        __sync_fetch_and_add(&st->n_packets, 1);
+        __sync_fetch_and_add(&st->n_bytes, len);
+        st->used = bpf_ktime_get_coarse_ns();
+        if (tcp_flags) {
+            __sync_fetch_and_or(&st->tcp_flags, bpf_ntohs(tcp_flags));
+        }
+    }
+}
+
 /* Datapath counters. */
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

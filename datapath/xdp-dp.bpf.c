@@ -916,18 +916,8 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
     }
     dp_stats->n_hit++;
 
-    struct xdp_flow_stats *stats = bpf_map_lookup_elem(&xdp_dp_flow_stats,
-                                                       &slot);
-    if (stats) {
-        __sync_fetch_and_add(&stats->n_packets, 1);
-        __sync_fetch_and_add(&stats->n_bytes, ctx->data_end - ctx->data);
-        /* Millisecond precision is all 'used' needs: the coarse clock
-         * costs less than bpf_ktime_get_ns(). */
-        stats->used = bpf_ktime_get_coarse_ns();
-        if (key->tcp_flags && key->nw_proto == IPPROTO_TCP) {
-            __sync_fetch_and_or(&stats->tcp_flags, bpf_ntohs(key->tcp_flags));
-        }
-    }
+    xdp_dp_flow_count(slot, ctx->data_end - ctx->data,
+                      key->nw_proto == IPPROTO_TCP ? key->tcp_flags : 0);
     return execute(ctx, flow, md, buf, cte, cte ? ct_md : 0);
 }
 

@@ -38,7 +38,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 17
+#define XDP_DP_ABI_VERSION 18
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -345,9 +345,25 @@ struct xdp_flow {
     struct xdp_dp_action actions[XDP_FLOW_MAX_ACTIONS];
 };
 
-/* Statistics of one flow: one slot of the mmapped statistics array.  The
- * program updates the counters with atomic adds; ovs-vswitchd reads them
- * through mmap() (see maps/). */
+/* Statistics of one flow: one slot of the mmapped statistics array.
+ *
+ * The array holds a lane of XDP_DP_MAX_FLOWS slots per CPU, and one more
+ * for ovs-vswitchd: flow slot S of lane L is element L * XDP_DP_MAX_FLOWS +
+ * S.  A program adds a packet to its CPU's lane, so that CPUs forwarding
+ * the same megaflow never write one cache line (the kernel datapath's
+ * per-CPU flow statistics do the same); ovs-vswitchd adds the packets it
+ * classifies itself to the last lane, and a flow's statistics are the sum
+ * of its slot in every lane, its 'used' the latest (maps/flow-stats.c).
+ * ovs-vswitchd chooses the number of lanes when it creates the array
+ * (bpf_map__set_max_entries()), and tells the programs through the
+ * constants xdp_dp_stats_cpu_lanes and xdp_dp_stats_own_lane
+ * (datapath/xdp-dp-maps.h): with a lane per possible CPU, a lane has one
+ * writer, which runs with bottom halves off and cannot be interrupted by
+ * another program of its CPU, so plain adds do; with more CPUs than
+ * XDP_DP_STATS_MAX_CPU_LANES, CPUs share lanes (CPU modulo the lanes) and
+ * add atomically.  A program loaded with the defaults (one lane, as the
+ * tests' and the benchmark's own skeletons are) adds atomically to lane 0,
+ * which ovs-vswitchd then shares. */
 struct xdp_flow_stats {
     __u64 n_packets;            /* Packets that hit the flow. */
     __u64 n_bytes;              /* Bytes of those packets. */
@@ -359,6 +375,8 @@ struct xdp_flow_stats {
 /* Limits. */
 #define XDP_DP_MAX_MASKS 64         /* Distinct megaflow masks. */
 #define XDP_DP_MAX_FLOWS 262144     /* Flows, and statistics slots. */
+#define XDP_DP_STATS_MAX_CPU_LANES 16   /* CPU lanes of the statistics
+                                         * array: 8 MB each. */
 #define XDP_DP_MAX_PORTS 1024       /* Datapath port numbers. */
 #define XDP_DP_MAX_IFINDEX 65536    /* Ingress ifindexes looked up. */
 #define XDP_DP_MAX_RECIRC 4         /* Passes through the flow table after

@@ -26,9 +26,10 @@
 
 struct xdp_flow_stats_map {
     int fd;                         /* The BPF_F_MMAPABLE array. */
-    struct xdp_flow_stats *slots;   /* Its memory, mapped. */
+    struct xdp_flow_stats *slots;   /* Its memory, mapped: lane 0. */
     size_t size;                    /* Bytes mapped. */
-    uint32_t n_slots;               /* Number of slots. */
+    uint32_t n_slots;               /* Slots per lane. */
+    uint32_t n_lanes;               /* Lanes (see flow-stats.c). */
 };
 
 int xdp_flow_stats_map_open(struct xdp_flow_stats_map *, int fd,
@@ -40,5 +41,8 @@ void xdp_flow_stats_clear(struct xdp_flow_stats_map *, uint32_t slot);
 void xdp_flow_stats_add(struct xdp_flow_stats_map *, uint32_t slot,
                         uint64_t n_bytes, uint16_t tcp_flags,
                         uint64_t used_ns);
+
+struct bpf_map;
+int xdp_flow_stats_size(struct bpf_map *, uint32_t *cpu_lanes, uint32_t *own);
 
 #endif /* flow-stats.h */

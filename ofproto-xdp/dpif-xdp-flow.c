@@ -35,9 +35,10 @@
  * Statistics slots
  * ================
  *
- * Every installed flow owns one slot of the mmapped statistics array,
+ * Every installed flow owns one slot of the mmapped statistics array (in
+ * each of its lanes: one per CPU and ovs-vswitchd's, maps/flow-stats.c),
  * which the program updates, and ovs-vswitchd too for the packets it
- * classifies itself (xdp_flow_stats_add(), the same atomic adds).  A
+ * classifies itself (xdp_flow_stats_add(), into its own lane).  A
  * deleted flow's slot is not reused at once: an XDP program that looked the
  * flow up just before the delete may still add to it.  BPF programs run
  * under RCU and take microseconds, so a slot freed more than
@@ -419,7 +420,7 @@ probe_actions_ok(const struct nlattr *actions, size_t actions_len)
  * included) is 'flow' and whose length is 'n_bytes' in the flows that
  * ovs-vswitchd classifies against.  On a hit, counts the packet in the
  * flow's statistics slot, as the XDP program counts the packets it
- * classifies (the same atomic adds on the same memory), stores a copy of
+ * classifies (in ovs-vswitchd's lane of the same array), stores a copy of
  * the flow's actions in '*actions' and returns true.  Counting under
  * 'flow_mutex' keeps the flow and its slot together: the program may add
  * to a freed slot for as long as an RCU grace period, a handler thread
@@ -1192,10 +1193,15 @@ dp_xdp_flow_format_maps(struct dp_xdp *dp, struct ds *s)
         xdp_map_format(s, name, m->map_fd, m->n_flows,
                        "flows written and deleted in batches");
     }
+    char *lanes = xasprintf(
+        "%"PRIu32" lanes of %"PRIu32" slots (%"PRIu32" CPUs', "
+        "ovs-vswitchd's), read through mmap: no system call per flow",
+        dp->stats_map.n_lanes, dp->stats_map.n_slots,
+        dp->stats_map.n_lanes - 1);
     xdp_map_format(s, "xdp_dp_flow_stats",
                    bpf_map__fd(dp->skel->maps.xdp_dp_flow_stats),
-                   dp->n_flows, "read through mmap: no system call per "
-                   "flow");
+                   dp->n_flows, lanes);
+    free(lanes);
     ds_put_format(s, "  flow table system calls: %"PRIu64" batch updates, "
                   "%"PRIu64" single updates, %"PRIu64" batch deletes, "
                   "%"PRIu64" single deletes, %"PRIu64" batches refused "

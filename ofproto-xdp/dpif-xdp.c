@@ -317,6 +317,18 @@ dpif_xdp_unixctl_maps_show(struct unixctl_conn *conn, int argc,
  * ovs-vswitchd pinned, before the rest are removed. */
 #define DP_XDP_TAKE_OVER_MS 10000
 
+/* Sizes the flow statistics array of 'skel', not yet loaded, in lanes (a
+ * lane per CPU and ovs-vswitchd's, see maps/flow-stats.c), and gives its
+ * programs the constants that say so.  Returns 0 or a positive errno. */
+static int
+dp_xdp_stats_lanes_set(struct xdp_dp *skel)
+{
+    return xdp_flow_stats_size(
+        skel->maps.xdp_dp_flow_stats,
+        CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_cpu_lanes),
+        CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_own_lane));
+}
+
 /* Opens and loads 'dp''s skeleton, with its maps pinned (reusing those of
  * an earlier run when their layout matches).  Returns 0 or a positive
  * errno. */
@@ -329,6 +341,12 @@ dp_xdp_load(struct dp_xdp *dp)
         dp->skel = xdp_dp__open();
         if (!dp->skel) {
             error = errno;
+            break;
+        }
+        error = dp_xdp_stats_lanes_set(dp->skel);
+        if (error) {
+            xdp_dp__destroy(dp->skel);
+            dp->skel = NULL;
             break;
         }
         dp->pinned = xdp_pin_prepare(dp->name, dp->skel->obj, &dp->reused);
@@ -386,6 +404,10 @@ dp_xdp_load_tc_pipeline(struct dp_xdp *dp)
         }
     }
     skel->data->xdp_parse_vlan_limit = flow_vlan_limit;
+    *CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_cpu_lanes)
+        = dp->skel->rodata->xdp_dp_stats_cpu_lanes;
+    *CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_own_lane)
+        = dp->skel->rodata->xdp_dp_stats_own_lane;
     skel->data->xdp_dp_upcall_burst = dp->skel->data->xdp_dp_upcall_burst;
     skel->data->xdp_dp_slow_path_burst
         = dp->skel->data->xdp_dp_slow_path_burst;
@@ -529,6 +551,10 @@ dp_xdp_load_program(struct dp_xdp *dp, const struct xdp_dp_cfg *cfg,
         memcpy(CONST_CAST(struct xdp_dp_cfg *, &skel->rodata->xdp_dp_cfg),
                cfg, sizeof *cfg);
     }
+    *CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_cpu_lanes)
+        = dp->skel->rodata->xdp_dp_stats_cpu_lanes;
+    *CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_own_lane)
+        = dp->skel->rodata->xdp_dp_stats_own_lane;
     error = xdp_dp__load(skel);
     if (error) {
         error = -error;
