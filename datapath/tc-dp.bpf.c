@@ -217,6 +217,22 @@ tc_dp_check_len__(struct __sk_buff *skb, __u32 limit, __s32 grow,
     return !mtu || (__s64) mtu + ETH_HLEN + grow > limit;
 }
 
+/* Sends the skb to the 'k' devices 'ifindex', cut to 'trunc_len' bytes if
+ * nonzero, after fixing its L4 checksum by 'diff' and putting its outer
+ * VLAN tag back into the frame.  Returns the TC verdict. */
+static __always_inline int
+tc_dp_send(struct __sk_buff *skb, __u32 *ifindex, __u32 k, __u32 trunc_len,
+           const struct l4_csum_diff *diff)
+{
+    if (tc_fix_l4_csum(skb, csum_fold16(diff->pseudo),
+                       csum_fold16(diff->other))
+        || tc_vlan_inband(skb)) {
+        COUNT(n_tc_error, 1);
+        return TC_ACT_SHOT;
+    }
+    return tc_send(skb, ifindex, k, trunc_len);
+}
+
 /* Sends the skb to the ports of outputs 'first' to 'n - 1' of 'flow' (the
  * outputs end a flow's actions, see xdp-actions.c), after fixing its L4
  * checksum by 'diff' and putting its outer VLAN tag back into the frame,
@@ -255,13 +271,36 @@ tc_dp_outputs(struct __sk_buff *skb, const struct xdp_flow *flow,
             trunc_len = mark->trunc.max_len;
         }
     }
-    if (tc_fix_l4_csum(skb, csum_fold16(diff->pseudo),
-                       csum_fold16(diff->other))
-        || tc_vlan_inband(skb)) {
-        COUNT(n_tc_error, 1);
-        return TC_ACT_SHOT;
+    return tc_dp_send(skb, ifindex, k, trunc_len, diff);
+}
+
+/* The pass after a cached ct() (see ct_next_lookup()): if the packet may
+ * skip it, counts the packet in the flow of that pass, sends it to that
+ * flow's output and returns the TC verdict; otherwise returns -1. */
+static __always_inline int
+tc_dp_ct_next(struct __sk_buff *skb, struct pkt_md *md,
+              const struct xdp_flow_key *key, const struct l4_csum_diff *diff,
+              const struct xdp_dp_ct_entry *cte, __u32 ct, __u32 recirc_id)
+{
+    __u32 slot;
+    __u32 port_no = ct_next_lookup(md, key, cte, ct, recirc_id, &slot);
+    struct xdp_dp_port *port;
+    __u32 ifindex;
+
+    if (!port_no--) {
+        return -1;
     }
-    return tc_send(skb, ifindex, k, trunc_len);
+    port = bpf_map_lookup_elem(&xdp_dp_ports, &port_no);
+    if (!port || port->tx_mode == XDP_DP_TX_NONE || !port->ifindex) {
+        return -1;              /* The second pass says what to do. */
+    }
+    ifindex = port_tx_ifindex(port);
+    COUNT(n_hit, 1);
+    COUNT(n_tc_hit, 1);
+    COUNT(n_ct_next, 1);
+    xdp_dp_flow_count(slot, XDP_DP_FRAME_LEN(skb),
+                      key->nw_proto == IPPROTO_TCP ? key->tcp_flags : 0);
+    return tc_dp_send(skb, &ifindex, 1, 0, diff);
 }
 
 /* XDP_DP_ACTION_TNL_PUSH at 'flow->actions[i]' and the output that ends
@@ -379,6 +418,15 @@ tc_dp_execute(struct __sk_buff *skb, const struct xdp_flow *flow,
             break;
         case XDP_DP_ACTION_HASH:
         case XDP_DP_ACTION_RECIRC:
+            if (cte && a->type == XDP_DP_ACTION_RECIRC
+                && flow_is_ct_recirc(flow)) {
+                int verdict = tc_dp_ct_next(skb, md, key, &diff, cte, ct,
+                                            a->recirc.id);
+
+                if (verdict >= 0) {
+                    return verdict;
+                }
+            }
             if (!do_recirc(flow, i, md, &diff, ct)) {
                 return TC_DP_RECIRCULATE;
             }
@@ -501,6 +549,8 @@ tc_dp_pass(struct __sk_buff *skb, struct pkt_md *md, struct tc_dp_buf *buf)
             xdp_parse_frame(skb, key, info);
         }
     }
+    __u64 ct_next = md->ct_next;
+    md->ct_next = 0;
     if (md->hash_pending) {
         md->dp_hash = hash_5tuple(key, md->hash_basis);
         md->hash_pending = 0;
@@ -571,6 +621,9 @@ tc_dp_pass(struct __sk_buff *skb, struct pkt_md *md, struct tc_dp_buf *buf)
     }
     dp_stats->n_hit++;
     dp_stats->n_tc_hit++;
+    if (ct_next && md->ct) {
+        ct_next_record(md->ct, ct_next, slot);
+    }
 
     xdp_dp_flow_count(slot, XDP_DP_FRAME_LEN(skb),
                       key->nw_proto == IPPROTO_TCP ? key->tcp_flags : 0);

@@ -246,4 +246,75 @@ ct_nat_fill_key(struct xdp_flow_key *key, const struct xdp_dp_ct_entry *e,
     }
 }
 
+/* The pass after a cached ct() (see xdp-dp.h), for a packet whose flow
+ * was only a ct() that hit cache entry 'cte' (struct pkt_md's 'ct' is
+ * 'ct') and a recirc to 'recirc_id', with key 'key' (untagged frames
+ * only): if the entry remembers the flow that
+ * pass finds, and that flow is still installed with a single output,
+ * returns that output's port plus one and stores the flow's statistics
+ * slot in '*slotp'.  Otherwise returns 0, and sets up 'md' for the next
+ * pass to record its flow if nothing valid is recorded. */
+static __always_inline __u32
+ct_next_lookup(struct pkt_md *md, const struct xdp_flow_key *key,
+               const struct xdp_dp_ct_entry *cte, __u32 ct, __u32 recirc_id,
+               __u32 *slotp)
+{
+    __u32 ct_slot = (ct & XDP_DP_PKT_CT_SLOT_MASK) - 1;
+    __u64 owner = XDP_DP_CT_NEXT_OWNER(recirc_id, md->in_port, cte->gen);
+    struct xdp_dp_ct_next *nx;
+
+    if (key->vlans[0].tci) {
+        /* A tagged frame may share its cache entry and recirculation id
+         * with untagged ones, whose flows match "no VLAN". */
+        return 0;
+    }
+    nx = bpf_map_lookup_elem(&xdp_dp_ct_next, &ct_slot);
+    if (!nx) {
+        return 0;
+    }
+    if (nx->owner == owner) {
+        __u64 f = nx->flow;
+        __u32 slot = XDP_DP_CT_NEXT_SLOT(f);
+        __u64 *ids = bpf_map_lookup_elem(&xdp_dp_flow_ids, &slot);
+
+        if (ids && XDP_DP_CT_NEXT_GEN(f) == (cte->gen & XDP_DP_CT_GEN_MASK)
+            && XDP_DP_FLOW_IDS_ID(*ids) == XDP_DP_CT_NEXT_ID(f)) {
+            /* Recorded: the output, or 0 for a flow not to skip to. */
+            *slotp = slot;
+            return XDP_DP_FLOW_IDS_PORT1(*ids);
+        }
+    }
+    md->ct_next = owner;
+    return 0;
+}
+
+/* Records in the cache slot of struct pkt_md's 'ct' that the pass after
+ * the ct() found the flow in statistics slot 'slot', for 'owner' (see
+ * ct_next_lookup()). */
+static __always_inline void
+ct_next_record(__u32 ct, __u64 owner, __u32 slot)
+{
+    __u32 ct_slot = (ct & XDP_DP_PKT_CT_SLOT_MASK) - 1;
+    struct xdp_dp_ct_next *nx;
+    __u64 *ids;
+
+    nx = bpf_map_lookup_elem(&xdp_dp_ct_next, &ct_slot);
+    ids = bpf_map_lookup_elem(&xdp_dp_flow_ids, &slot);
+    if (!nx || !ids || !XDP_DP_FLOW_IDS_ID(*ids)) {
+        return;
+    }
+    __u64 cur = nx->owner;
+    if (cur != owner) {
+        if (cur && (cur & XDP_DP_CT_GEN_MASK) == (owner & XDP_DP_CT_GEN_MASK)) {
+            return;             /* Another pass's. */
+        }
+        /* Unclaimed, or claimed from what the entry said before
+         * ovs-vswitchd last wrote it. */
+        if (__sync_val_compare_and_swap(&nx->owner, cur, owner) != cur) {
+            return;
+        }
+    }
+    nx->flow = XDP_DP_CT_NEXT_FLOW(slot, XDP_DP_FLOW_IDS_ID(*ids), owner);
+}
+
 #endif /* xdp-dp-ct.h */

@@ -322,6 +322,24 @@ struct {
     __type(value, struct xdp_flow_stats);
 } xdp_dp_ct_stats SEC(".maps");
 
+/* The pass after a cached ct() (see xdp-dp.h): per cache slot, what that
+ * pass found; per statistics slot, the installed flow's id and output. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, XDP_DP_MAX_CT);
+    __type(key, __u32);
+    __type(value, struct xdp_dp_ct_next);
+} xdp_dp_ct_next SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, XDP_DP_MAX_FLOWS);
+    __type(key, __u32);
+    __type(value, __u64);
+} xdp_dp_flow_ids SEC(".maps");
+
 /* What both objects of the datapath (the XDP program's, xdp-dp.bpf.c, and
  * the TC pipeline's, tc-dp.bpf.c) do with these maps. */
 

@@ -59,6 +59,10 @@ struct pkt_md {
         __u8 opts[XDP_TNL_OPTS_LEN];
         __u8 opts_len;
     } tun;
+    __u64 ct_next;              /* Nonzero: the last pass was a ct() hit
+                                 * and its recirc, whose next pass this
+                                 * 'owner' may record (see "The pass after
+                                 * a cached ct()" in xdp-dp.h). */
 };
 
 /* Fills in the members of 'up' that carry the packet's metadata 'md'. */

@@ -38,7 +38,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 18
+#define XDP_DP_ABI_VERSION 19
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -651,6 +651,9 @@ struct xdp_dp_stats {
                                  * wakeups"), */
     __u64 n_upcall_nudge;       /* and of those, the ones after which it
                                  * had to be woken all the same. */
+    __u64 n_ct_next;            /* Packets that skipped the pass after a
+                                 * cached ct() (see "The pass after a
+                                 * cached ct()"). */
     __u64 mask_hits[XDP_DP_MAX_MASKS];  /* Hits per subtable (mask slot),
                                          * to rank subtables. */
 };
@@ -904,10 +907,76 @@ struct xdp_dp_ct_entry {
     __be16 orig_dport;          /* ICMP: the code. */
     __u8 orig_proto;
     __u8 pad[3];                /* Must be zero. */
+    __u32 gen;                  /* Changes whenever ovs-vswitchd writes
+                                 * the entry (see "The pass after a cached
+                                 * ct()"). */
     struct xdp_dp_action nat_ip;    /* ct(nat): XDP_DP_ACTION_SET_IPV4 and */
     struct xdp_dp_action nat_l4;    /* XDP_DP_ACTION_SET_L4_PORTS, all masks
                                      * zero if NAT changes nothing. */
 };
+
+/* The pass after a cached ct()
+ * ----------------------------
+ *
+ * A flow that is only a ct() and its recirc (what ofproto makes of every
+ * ct(table=N)) sends each packet of an established connection through
+ * the flow table again, and for one connection direction, ingress port and
+ * recirculation id that pass finds the same flow, so long as that flow
+ * matches only fields that the cache entry fixes: the metadata of the
+ * pass, the ct_* fields, and the tuple (Ethertype, IP protocol, addresses,
+ * ports; a cached packet is never a fragment).  The program remembers, per
+ * cache slot, the flow that the pass after the ct() found
+ * ('xdp_dp_ct_next'), and a later packet skips that pass while the
+ * remembered flow is installed and has a single output: it counts the
+ * packet in that flow's statistics and sends it to the output (counted
+ * in 'n_ct_next').  The tuple of a fast pass and a slow one is the same;
+ * only the classification is saved (a hash lookup or more, and the
+ * second call of the pass).
+ *
+ * 'xdp_dp_flow_ids' holds, per statistics slot, the installed flow's id
+ * (XDP_DP_FLOW_ID_BITS of a number that ovs-vswitchd never gives twice to
+ * one slot in that many installs, never 0) and, if the flow may be
+ * remembered, its output port plus one (ofproto-xdp/dpif-xdp-flow.c
+ * decides: one output action, a mask within the fields above).
+ *
+ * An entry of 'xdp_dp_ct_next' says for which pass it holds ('owner':
+ * the recirculation id, the ingress port and the cache entry's 'gen') and
+ * what that pass found ('flow': the flow's slot, its id and 'gen' again).
+ * The first packet that reaches the second pass finds 'owner' zero (or
+ * from an older 'gen') and claims it with a compare-and-exchange; from
+ * then on only packets of the same pass (same 'owner') write 'flow', and
+ * whatever one of them writes is right for all of them.  A flow deleted or changed changes its
+ * id, and the next packet records the flow that replaced it.
+ * ovs-vswitchd zeroes the entry (through mmap()) and changes 'gen'
+ * whenever it writes the cache entry, so a claim made from what the entry
+ * said before is never taken for one made after; 'gen' in 'flow' keeps a
+ * 'flow' written before the zeroing from being read with an 'owner'
+ * written after it, whatever the order in which a CPU sees the two. */
+struct xdp_dp_ct_next {
+    __u64 owner;                /* XDP_DP_CT_NEXT_OWNER(), 0: unclaimed. */
+    __u64 flow;                 /* XDP_DP_CT_NEXT_FLOW(). */
+};
+#define XDP_DP_CT_GEN_MASK 0x3fffffu    /* The bits of 'gen' used. */
+#define XDP_DP_FLOW_ID_BITS 24
+#define XDP_DP_FLOW_ID_MASK ((1u << XDP_DP_FLOW_ID_BITS) - 1)
+#define XDP_DP_CT_NEXT_OWNER(RECIRC_ID, IN_PORT, GEN)       \
+    (((__u64) (RECIRC_ID) << 32)                            \
+     | ((__u64) ((IN_PORT) & 0x3ff) << 22)                  \
+     | ((GEN) & XDP_DP_CT_GEN_MASK))
+#define XDP_DP_CT_NEXT_FLOW(SLOT, ID, GEN)                  \
+    (((__u64) ((GEN) & XDP_DP_CT_GEN_MASK) << 42)           \
+     | ((__u64) ((ID) & XDP_DP_FLOW_ID_MASK) << 18)         \
+     | ((SLOT) & (XDP_DP_MAX_FLOWS - 1)))
+#define XDP_DP_CT_NEXT_SLOT(FLOW) ((__u32) (FLOW) & (XDP_DP_MAX_FLOWS - 1))
+#define XDP_DP_CT_NEXT_ID(FLOW) ((__u32) ((FLOW) >> 18) & XDP_DP_FLOW_ID_MASK)
+#define XDP_DP_CT_NEXT_GEN(FLOW) ((__u32) ((FLOW) >> 42))
+/* An 'xdp_dp_flow_ids' value: id and output port plus one (0: none). */
+#define XDP_DP_FLOW_IDS(ID, PORT_PLUS_1)                    \
+    (((__u64) ((ID) & XDP_DP_FLOW_ID_MASK) << 16) | ((PORT_PLUS_1) & 0xffff))
+#define XDP_DP_FLOW_IDS_ID(V) ((__u32) ((V) >> 16) & XDP_DP_FLOW_ID_MASK)
+#define XDP_DP_FLOW_IDS_PORT1(V) ((__u32) (V) & 0xffff)
+_Static_assert(XDP_DP_MAX_FLOWS == 1 << 18, "XDP_DP_CT_NEXT_FLOW's slot");
+_Static_assert(XDP_DP_MAX_PORTS <= 1024, "XDP_DP_CT_NEXT_OWNER's port");
 
 /* What a packet carries from a ct() in XDP to later passes and upcalls:
  * the cache slot plus one, and whether NAT was applied. */

@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-/* Per-flow statistics through mmap().
+/* Per-flow statistics, and other arrays, through mmap().
  *
  * The datapath program keeps each flow's counters in one slot of a
  * BPF_F_MMAPABLE array map (struct xdp_flow_stats).  ovs-vswitchd maps the
@@ -31,7 +31,10 @@
  *
  * Each 64-bit counter is read with a single relaxed atomic load: it may be
  * a packet behind the program, never torn.  Slots are recycled by the flow
- * table (ofproto-xdp/dpif-xdp-flow.c), which explains when that is safe. */
+ * table (ofproto-xdp/dpif-xdp-flow.c), which explains when that is safe.
+ *
+ * xdp_array_mmap() maps any other BPF_F_MMAPABLE array the same way, for
+ * the arrays that ovs-vswitchd writes often with no system call. */
 
 #include <config.h>
 
@@ -47,36 +50,59 @@
 
 #include "util.h"
 
+/* Maps the whole of BPF_F_MMAPABLE array map 'fd', whose values must be
+ * 'value_size' bytes, read-write.  Returns the mapping and stores its
+ * size in '*sizep' and the number of entries in '*n_entries', or returns
+ * NULL and sets errno. */
+void *
+xdp_array_mmap(int fd, uint32_t value_size, size_t *sizep,
+               uint32_t *n_entries)
+{
+    struct bpf_map_info info;
+    uint32_t len = sizeof info;
+    size_t page = sysconf(_SC_PAGESIZE);
+    void *p;
+
+    memset(&info, 0, sizeof info);
+    if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+        return NULL;
+    }
+    if (info.value_size != value_size || !info.max_entries) {
+        errno = EINVAL;
+        return NULL;
+    }
+    *sizep = ROUND_UP((size_t) info.max_entries * info.value_size, page);
+    p = mmap(NULL, *sizep, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        return NULL;
+    }
+    *n_entries = info.max_entries;
+    return p;
+}
+
 /* Maps the statistics array whose map fd is 'fd', made of lanes of
  * 'n_slots' slots each.  Returns 0 or a positive errno. */
 int
 xdp_flow_stats_map_open(struct xdp_flow_stats_map *map, int fd,
                         uint32_t n_slots)
 {
-    struct bpf_map_info info;
-    uint32_t len = sizeof info;
-    size_t page = sysconf(_SC_PAGESIZE);
+    uint32_t n_entries;
     size_t size;
     void *p;
 
-    memset(&info, 0, sizeof info);
-    if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+    p = xdp_array_mmap(fd, sizeof(struct xdp_flow_stats), &size, &n_entries);
+    if (!p) {
         return errno;
     }
-    if (!n_slots || info.value_size != sizeof(struct xdp_flow_stats)
-        || info.max_entries < n_slots || info.max_entries % n_slots) {
+    if (!n_slots || n_entries < n_slots || n_entries % n_slots) {
+        munmap(p, size);
         return EINVAL;
-    }
-    size = ROUND_UP((size_t) info.max_entries * info.value_size, page);
-    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-        return errno;
     }
     map->fd = fd;
     map->slots = p;
     map->size = size;
     map->n_slots = n_slots;
-    map->n_lanes = info.max_entries / n_slots;
+    map->n_lanes = n_entries / n_slots;
     return 0;
 }
 

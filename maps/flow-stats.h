@@ -32,6 +32,8 @@ struct xdp_flow_stats_map {
     uint32_t n_lanes;               /* Lanes (see flow-stats.c). */
 };
 
+void *xdp_array_mmap(int fd, uint32_t value_size, size_t *sizep,
+                     uint32_t *n_entries);
 int xdp_flow_stats_map_open(struct xdp_flow_stats_map *, int fd,
                             uint32_t n_slots);
 void xdp_flow_stats_map_close(struct xdp_flow_stats_map *);

@@ -75,6 +75,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 
 #include "conntrack.h"
@@ -161,6 +162,9 @@ struct dp_xdp_ctcache {
     uint64_t n_refused OVS_GUARDED;     /* Nominees refused: cache full. */
     int key_fd, entries_fd;             /* The BPF maps. */
     struct xdp_flow_stats_map stats;    /* Their counters, mmapped. */
+    struct xdp_dp_ct_next *next;        /* 'xdp_dp_ct_next', mmapped. */
+    size_t next_size;                   /* Bytes mapped. */
+    uint32_t *gens OVS_GUARDED;         /* By slot: the entry's last 'gen'. */
 
     struct conntrack *ct;               /* The tracker. */
     struct seq *nominated;              /* Changes with each new nominee. */
@@ -398,12 +402,26 @@ ctc_timeout(const struct conn *conn)
 }
 
 /* Writes both entries of 'cc' to the BPF maps: the entries first, then
- * the keys that lead to them.  Returns 0 or a positive errno. */
+ * the keys that lead to them.  Each entry gets a new 'gen', and what the
+ * program recorded of the pass after it is forgotten (see "The pass after
+ * a cached ct()" in datapath/xdp-dp.h): it may be of a connection that had
+ * the slot before, or of what the entry said before (another mark).
+ * Returns 0 or a positive errno. */
 static int
 ctc_write(struct dp_xdp_ctcache *c, struct ctc_conn *cc, bool keys)
     OVS_REQUIRES(c->mutex)
 {
     for (int d = 0; d < 2; d++) {
+        uint32_t slot = cc->slot[d];
+
+        c->gens[slot] = (c->gens[slot] + 1) & XDP_DP_CT_GEN_MASK;
+        c->entries[slot].gen = c->gens[slot];
+        if (c->next) {
+            struct xdp_dp_ct_next *nx = &c->next[slot];
+
+            __atomic_store_n(&nx->owner, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&nx->flow, 0, __ATOMIC_RELEASE);
+        }
         if (bpf_map_update_elem(c->entries_fd, &cc->slot[d],
                                 &c->entries[cc->slot[d]], BPF_ANY)) {
             return errno;
@@ -667,6 +685,7 @@ dp_xdp_ctcache_create(struct conntrack *ct, struct xdp_dp *skel,
     c->entries = xcalloc(XDP_DP_MAX_CT, sizeof *c->entries);
     c->orig6 = xcalloc(XDP_DP_MAX_CT, sizeof *c->orig6);
     c->slot_ipv6 = xcalloc(XDP_DP_MAX_CT, sizeof *c->slot_ipv6);
+    c->gens = xcalloc(XDP_DP_MAX_CT, sizeof *c->gens);
     c->size = XDP_DP_MAX_CT;
     c->ct = ct;
     c->nominated = seq_create();
@@ -680,6 +699,21 @@ dp_xdp_ctcache_create(struct conntrack *ct, struct xdp_dp *skel,
                  "ct() runs in ovs-vswitchd only", dp_name,
                  ovs_strerror(error));
         c->size = 0;
+    }
+    uint32_t n_next;
+    c->next = xdp_array_mmap(bpf_map__fd(skel->maps.xdp_dp_ct_next),
+                             sizeof *c->next, &c->next_size, &n_next);
+    if (!c->next) {
+        /* The program then finds nothing recorded, or what it recorded
+         * itself for a connection that had the slot before: without the
+         * zeroing in ctc_write(), the cache cannot be used. */
+        VLOG_ERR("%s: cannot mmap the connection cache's next passes (%s): "
+                 "ct() runs in ovs-vswitchd only", dp_name,
+                 ovs_strerror(errno));
+        c->size = 0;
+    } else {
+        /* Pinned, it may hold what an earlier run recorded. */
+        memset(c->next, 0, c->next_size);
     }
 
     /* Connections do not survive a restart of ovs-vswitchd (nor does
@@ -720,6 +754,9 @@ dp_xdp_ctcache_destroy(struct dp_xdp_ctcache *c)
     ovs_mutex_unlock(&c->mutex);
 
     xdp_flow_stats_map_close(&c->stats);
+    if (c->next) {
+        munmap(c->next, c->next_size);
+    }
     hmap_destroy(&c->conns);
     hmap_destroy(&c->by_reply);
     hmap_destroy(&c->nominees);
@@ -729,6 +766,7 @@ dp_xdp_ctcache_destroy(struct dp_xdp_ctcache *c)
     free(c->entries);
     free(c->orig6);
     free(c->slot_ipv6);
+    free(c->gens);
     ovs_mutex_destroy(&c->mutex);
     free(c);
 }

@@ -174,6 +174,7 @@ flow_restore_one(struct dp_xdp *dp, uint32_t slot,
     }
     dp->masks[mask_slot].n_flows++;
     dp->n_flows++;
+    dp_xdp_flow_ids_set(dp, flow);
     return true;
 }
 

@@ -521,6 +521,7 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
             flow_check_actions(dp, flow);
         }
         if (flow_in_xdp(flow)) {
+            dp_xdp_flow_ids_set(dp, flow);
             dp_xdp_flow_meta_write(dp, &flow, 1);
         }
         if (put->flags & DPIF_FP_ZERO_STATS) {
@@ -621,6 +622,116 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
     return 0;
 }
 
+/* The fields of the key that a cache entry of the connection cache fixes
+ * for every packet of its direction in the pass after its ct(): a flow
+ * that the pass after a cached ct() found may be remembered for the
+ * direction only if its mask touches nothing else (see "The pass after a
+ * cached ct()" in datapath/xdp-dp.h).  The ingress port and the
+ * recirculation id are those the record is for; a packet that XDP's ct()
+ * passes is never a fragment, so 'nw_frag' is 0 for all of them. */
+static const struct xdp_flow_key *
+ct_fixed_fields(void)
+{
+    static struct xdp_flow_key fixed;
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+
+    if (ovsthread_once_start(&once)) {
+        memset(&fixed.recirc_id, 0xff, sizeof fixed.recirc_id);
+        memset(&fixed.in_port, 0xff, sizeof fixed.in_port);
+        memset(&fixed.ct_mark, 0xff, sizeof fixed.ct_mark);
+        memset(&fixed.ct_state, 0xff, sizeof fixed.ct_state);
+        memset(&fixed.ct_nw_proto, 0xff, sizeof fixed.ct_nw_proto);
+        memset(&fixed.ct_zone, 0xff, sizeof fixed.ct_zone);
+        memset(&fixed.ct_nw_src, 0xff, sizeof fixed.ct_nw_src);
+        memset(&fixed.ct_nw_dst, 0xff, sizeof fixed.ct_nw_dst);
+        memset(&fixed.ct_tp_src, 0xff, sizeof fixed.ct_tp_src);
+        memset(&fixed.ct_tp_dst, 0xff, sizeof fixed.ct_tp_dst);
+        memset(fixed.ct_label, 0xff, sizeof fixed.ct_label);
+        memset(&fixed.eth_type, 0xff, sizeof fixed.eth_type);
+        memset(&fixed.nw_src, 0xff, sizeof fixed.nw_src);
+        memset(&fixed.nw_dst, 0xff, sizeof fixed.nw_dst);
+        memset(fixed.ipv6_src, 0xff, sizeof fixed.ipv6_src);
+        memset(fixed.ipv6_dst, 0xff, sizeof fixed.ipv6_dst);
+        memset(&fixed.nw_frag, 0xff, sizeof fixed.nw_frag);
+        memset(&fixed.nw_proto, 0xff, sizeof fixed.nw_proto);
+        memset(&fixed.tp_src, 0xff, sizeof fixed.tp_src);
+        memset(&fixed.tp_dst, 0xff, sizeof fixed.tp_dst);
+        ovsthread_once_done(&once);
+    }
+    return &fixed;
+}
+
+/* The output port plus one of 'flow', if the pass after a cached ct() may
+ * skip straight to it: a flow in XDP whose only action is one output and
+ * whose mask touches only what the cache entry fixes.  Otherwise 0. */
+static uint32_t
+flow_ct_next_port1(const struct dp_xdp *dp, const struct dp_xdp_flow *flow)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    const struct xdp_flow *xf = &flow->xflow;
+
+    if (!flow_in_xdp(flow) || xf->flags & XDP_FLOW_F_SLOW_PATH
+        || xf->n_actions != 1 || xf->actions[0].type != XDP_DP_ACTION_OUTPUT
+        || xf->actions[0].output.port >= DP_XDP_MAX_PORTS) {
+        return 0;
+    }
+
+    const struct xdp_flow_key *mask = &dp->masks[flow->mask_slot].mask;
+    struct xdp_flow_key m = *mask;
+    const uint8_t *fixed = (const uint8_t *) ct_fixed_fields();
+
+    /* Only untagged frames skip the pass (ct_next_lookup()), and a flow
+     * that matches "no VLAN" matches them all. */
+    if (!flow->xkey.vlans[0].tci
+        && mask->vlans[0].tci & htons(XDP_VLAN_CFI)) {
+        memset(m.vlans, 0, sizeof m.vlans);
+    }
+    for (size_t i = 0; i < sizeof m; i++) {
+        if (((const uint8_t *) &m)[i] & ~fixed[i]) {
+            return 0;
+        }
+    }
+    /* ICMP's code is in the key's 'tp_dst' but not in a cache entry's
+     * tuple (which has the echo identifier and the type). */
+    if (mask->tp_dst && (flow->xkey.nw_proto == IPPROTO_ICMP
+                         || flow->xkey.nw_proto == IPPROTO_ICMPV6
+                         || mask->nw_proto != 0xff)) {
+        return 0;
+    }
+    return xf->actions[0].output.port + 1;
+}
+
+/* Gives 'flow''s statistics slot a new id in 'xdp_dp_flow_ids', and its
+ * output if the pass after a cached ct() may skip to it: whatever the
+ * program remembered of the flow that had the slot, or of this flow before
+ * its actions changed, no longer holds. */
+void
+dp_xdp_flow_ids_set(struct dp_xdp *dp, const struct dp_xdp_flow *flow)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    uint32_t id;
+
+    if (!dp->flow_ids) {
+        return;
+    }
+    do {
+        id = dp->next_flow_id++ & XDP_DP_FLOW_ID_MASK;
+    } while (!id);
+    __atomic_store_n(&dp->flow_ids[flow->xflow.slot],
+                     XDP_DP_FLOW_IDS(id, flow_ct_next_port1(dp, flow)),
+                     __ATOMIC_RELAXED);
+}
+
+/* Forgets the flow in statistics 'slot' in 'xdp_dp_flow_ids'. */
+static void
+flow_ids_clear(struct dp_xdp *dp, uint32_t slot)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    if (dp->flow_ids) {
+        __atomic_store_n(&dp->flow_ids[slot], 0, __ATOMIC_RELAXED);
+    }
+}
+
 /* 'flow' made it into its BPF subtable. */
 static void
 flow_put_finish(struct dp_xdp *dp, struct dp_xdp_flow *flow)
@@ -628,6 +739,7 @@ flow_put_finish(struct dp_xdp *dp, struct dp_xdp_flow *flow)
 {
     dp->slot_flows[flow->xflow.slot] = flow;
     dp->n_flows++;
+    dp_xdp_flow_ids_set(dp, flow);
     flow_check_actions(dp, flow);
 }
 
@@ -740,6 +852,7 @@ flow_unspill(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     }
     dp_xdp_compile_write_flows(dp, flow->mask_slot, &flow, 1, true);
     dp_xdp_flow_meta_write(dp, &flow, 1);
+    dp_xdp_flow_ids_set(dp, flow);
     flow_check_actions(dp, flow);
     COVERAGE_INC(xdp_flow_unspilled);
     return true;
@@ -882,6 +995,7 @@ flow_del_prepare(struct dp_xdp *dp, struct dp_xdp_flow *flow)
     }
     if (flow_has_slot(flow)) {
         dp->slot_flows[flow->xflow.slot] = NULL;
+        flow_ids_clear(dp, flow->xflow.slot);
     }
 }
 

@@ -226,6 +226,11 @@ struct dp_xdp {
                                  * not load... */
     int tc_pipeline_fd;         /* ...and its program, or -1. */
     struct xdp_flow_stats_map stats_map;    /* mmapped flow statistics. */
+    uint64_t *flow_ids;         /* 'xdp_dp_flow_ids', mmapped (see "The
+                                 * pass after a cached ct()" in
+                                 * datapath/xdp-dp.h), or NULL. */
+    size_t flow_ids_size;       /* Bytes mapped. */
+    uint32_t next_flow_id OVS_GUARDED_BY(flow_mutex);   /* The next id. */
     bool pinned;                /* Maps pinned in bpffs (maps/pin.c)? */
     bool reused;                /* Pinned maps of an earlier run reused? */
 
@@ -414,6 +419,7 @@ void dp_xdp_subtable_restore(struct dp_xdp *) OVS_REQUIRES(dp->flow_mutex);
 void dp_xdp_subtable_prune(struct dp_xdp *) OVS_REQUIRES(dp->flow_mutex);
 
 /* dpif-xdp-flow-restore.c. */
+void dp_xdp_flow_ids_set(struct dp_xdp *, const struct dp_xdp_flow *);
 void dp_xdp_flow_meta_write(struct dp_xdp *, struct dp_xdp_flow **,
                             size_t n) OVS_REQUIRES(dp->flow_mutex);
 void dp_xdp_flow_meta_delete(struct dp_xdp *, uint32_t *slots, size_t n)

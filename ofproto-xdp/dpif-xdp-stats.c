@@ -116,6 +116,7 @@ const struct dp_xdp_counter dp_xdp_prog_counters[] = {
     C("xdp-fallback", n_fallback),
     C("xdp-ct-hit", n_ct_hit),
     C("xdp-ct-miss", n_ct_miss),
+    C("xdp-ct-next", n_ct_next),
     C("xdp-policed", n_policed),
     C("xdp-metered", n_metered),
     C("xdp-sampled", n_sampled),

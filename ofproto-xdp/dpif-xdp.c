@@ -36,6 +36,7 @@
 #include <net/if.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -729,6 +730,19 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
                  name, ovs_strerror(error));
         goto error;
     }
+    uint32_t n_ids;
+    dp->flow_ids = xdp_array_mmap(bpf_map__fd(dp->skel->maps.xdp_dp_flow_ids),
+                                  sizeof *dp->flow_ids, &dp->flow_ids_size,
+                                  &n_ids);
+    if (dp->flow_ids) {
+        /* Pinned, it holds an earlier run's ids, which this run may give
+         * again; its flows get new ones as they are restored. */
+        memset(dp->flow_ids, 0, dp->flow_ids_size);
+    } else {
+        /* Then no packet skips the pass after a cached ct(). */
+        VLOG_WARN("%s: cannot mmap the flow ids (%s)", name,
+                  ovs_strerror(errno));
+    }
     error = dp_xdp_upcall_init(dp);
     if (error) {
         goto error;
@@ -770,6 +784,10 @@ error:
         dp_xdp_upcall_destroy(dp);
     }
     xdp_flow_stats_map_close(&dp->stats_map);
+    if (dp->flow_ids) {
+        munmap(dp->flow_ids, dp->flow_ids_size);
+        dp->flow_ids = NULL;
+    }
     tc_dp__destroy(dp->tc_skel);
     xdp_dp__destroy(dp->skel);
     dp_xdp_flow_destroy(dp);
@@ -802,6 +820,10 @@ dp_xdp_free(struct dp_xdp *dp)
     dp_xdp_ctcache_destroy(dp->ctcache);
     dp_xdp_ct_destroy(dp);
     xdp_flow_stats_map_close(&dp->stats_map);
+    if (dp->flow_ids) {
+        munmap(dp->flow_ids, dp->flow_ids_size);
+        dp->flow_ids = NULL;
+    }
     if (dp->live_skel != dp->skel) {
         xdp_dp__destroy(dp->live_skel);
     }
