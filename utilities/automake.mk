@@ -17,7 +17,11 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-forward-ct.c \
 	utilities/bench-forward-cpus.c \
 	utilities/bench-forward-monitor.c \
+	utilities/bench-forward-measure.c \
 	utilities/bench-forward-mflow.c \
+	utilities/bench-forward-options.c \
+	utilities/bench-forward-report.c \
+	utilities/bench-forward-switch.c \
 	utilities/bench-forward-tnl.c \
 	utilities/bench-fuzz.c \
 	utilities/bench-generator.c \

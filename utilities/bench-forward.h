@@ -17,12 +17,9 @@
 #ifndef BENCH_FORWARD_H
 #define BENCH_FORWARD_H 1
 
-/* The state of ovs-xdp-bench forward, shared by its two files:
- * bench-forward.c (the topology, the generator, the switches, measuring
- * and the results; its opening comment explains the benchmark) and
- * bench-forward-ct.c (the stateful pipelines: each switch's firewall,
- * establishing the connections before a measurement, and what the
- * switches tell about them).  Private to ovs-xdp-bench. */
+/* The state of ovs-xdp-bench forward, shared by its files: the opening
+ * comment of bench-forward.c explains the benchmark and says what each
+ * file holds.  Private to ovs-xdp-bench. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -66,6 +63,9 @@ struct svec;
 
 /* The conntrack zone of the stateful pipelines. */
 #define FWD_CT_ZONE 1
+
+/* Seconds during which the sink checks headers after a measurement. */
+#define FWD_CHECK_TIME 0.1
 
 /* What kind of switch a 'struct fwd_switch' is. */
 enum fwd_kind {
@@ -224,7 +224,24 @@ extern const struct fwd_switch fwd_switches[FWD_N_SWITCHES];
 #define FWD_FLOOR_IDX 0
 #define FWD_OVS_XDP_IDX 1
 
-/* bench-forward.c: frames, switches and the sink. */
+/* bench-forward.c: the pipelines' names, for --pipeline and the table,
+ * and one line each for the legend (more after each '\n'). */
+extern const char *const fwd_pipeline_names[FWD_N_PIPELINES];
+extern const char *const fwd_pipeline_descriptions[FWD_N_PIPELINES];
+
+/* bench-forward-options.c: the command line. */
+void fwd_parse_options(struct fwd *, int argc, char *argv[]);
+
+/* bench-forward-switch.c: setting a switch up and taking it down. */
+struct bench_ovs *fwd_switch_ovs(struct fwd *, const struct fwd_switch *);
+int fwd_switch_setup(struct fwd *, const struct fwd_switch *,
+                     enum fwd_pipeline, struct fwd_result *, struct ds *why);
+void fwd_switch_teardown(struct fwd *, const struct fwd_switch *);
+void fwd_floor_tc_teardown(struct fwd *);
+char *fwd_ovs_xdp_tx_mode(struct fwd *);
+
+/* bench-forward-measure.c: frames, the generators, the sink and one
+ * measurement. */
 ovs_be32 fwd_ip(const char *s);
 void fwd_put_frame_sized(uint8_t *frame, size_t size, struct eth_addr eth_src,
                          struct eth_addr eth_dst, const char *ip_src,
@@ -233,16 +250,23 @@ void fwd_put_frame(uint8_t *frame, struct eth_addr eth_src,
                    struct eth_addr eth_dst, const char *ip_src,
                    const char *ip_dst, uint16_t sport, uint16_t dport);
 const char *fwd_stream_dst(enum fwd_pipeline);
-struct bench_ovs *fwd_switch_ovs(struct fwd *, const struct fwd_switch *);
+int fwd_generators_stop(struct fwd *, struct ds *why);
 unsigned long long fwd_read_sink(const struct fwd *,
                                  enum bench_sink_counter);
 unsigned long long fwd_read_sink_cpus(const struct fwd *,
                                       enum bench_sink_counter,
                                       unsigned long long *per_cpu,
                                       size_t n_cpus);
+int fwd_measure(struct fwd *, size_t c, size_t idx, enum fwd_pipeline,
+                struct ds *why);
+
+/* bench-forward-report.c: the results. */
 double fwd_median_pps(const struct fwd *, size_t c, size_t idx,
                       enum fwd_pipeline);
 const char *fwd_pipeline_label(size_t idx, enum fwd_pipeline);
+void fwd_print_table(const struct fwd *);
+void fwd_write_json(const struct fwd *);
+void fwd_plot(const struct fwd *);
 
 /* bench-forward-cpus.c: --cpus, generators on several CPUs. */
 void fwd_cpus_order(struct fwd_options *, int first);
