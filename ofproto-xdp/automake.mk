@@ -43,12 +43,14 @@ dist_man_MANS += ofproto-xdp/ovs-vswitchd-xdp.8
 sbin_PROGRAMS += ofproto-xdp/ovs-vswitchd-xdp
 ofproto_xdp_ovs_vswitchd_xdp_SOURCES = ofproto-xdp/ovs-vswitchd-xdp.c
 # Ingress policing, native tunneling, the Interface's error column on xdp
-# bridges, the transmit counters of ports in peer mode and the
-# capabilities kept by --user: see ovs-vswitchd-xdp.c.
+# bridges (for ports added and ports refused), the transmit counters of
+# ports in peer mode and the capabilities kept by --user: see
+# ovs-vswitchd-xdp.c.
 ofproto_xdp_ovs_vswitchd_xdp_LDFLAGS = \
 	-Wl,--wrap=netdev_set_policing \
 	-Wl,--wrap=dpif_supports_tnl_push_pop \
 	-Wl,--wrap=ofproto_vport_get_status \
+	-Wl,--wrap=ovsrec_interface_set_error \
 	-Wl,--wrap=netdev_get_stats \
 	-Wl,--wrap=capng_change_id
 ofproto_xdp_ovs_vswitchd_xdp_LDADD = \

@@ -29,8 +29,10 @@
  * they are ports.  A tunnel port (vxlan_sys_4789 and the like) is no
  * device: it has a number and netdev-vport's netdev for pushing and
  * popping its headers (dpif-xdp-tnl.c), and xdp_dp_ports tells the
- * program its tunnel type.  Everything here runs under the datapath's
- * 'port_mutex'. */
+ * program its tunnel type.  Other netdev types are refused, with the
+ * reason in the log and in the Interface's error column
+ * (dp_xdp_port_type_refusal()).  Everything here runs under the
+ * datapath's 'port_mutex'. */
 
 #include <config.h>
 
@@ -58,6 +60,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/vlog.h"
+#include "ovs-thread.h"
 #include "seq.h"
 #include "smap.h"
 #include "util.h"
@@ -65,6 +68,14 @@
 VLOG_DEFINE_THIS_MODULE(dpif_xdp_port);
 
 COVERAGE_DEFINE(xdp_port_map_full);
+
+/* The last port that dpif_xdp_port_add() refused for its netdev type, and
+ * why, until dpif_xdp_port_take_refusal() takes it for the Interface's
+ * error column or the next dpif_xdp_port_add() forgets it.  Both NULL if
+ * none. */
+static struct ovs_mutex refusal_mutex = OVS_MUTEX_INITIALIZER;
+static char *refused_name OVS_GUARDED_BY(refusal_mutex);
+static char *refused_why OVS_GUARDED_BY(refusal_mutex);
 
 uint32_t
 dp_xdp_hash_port_no(odp_port_t port_no)
@@ -471,6 +482,61 @@ write_tnl_port(struct dp_xdp *dp, const struct dp_xdp_port *port)
     return 0;
 }
 
+/* Remembers, in place of any earlier one, that the port named 'name' was
+ * refused because of 'why' (which this takes over), for
+ * dpif_xdp_port_take_refusal(); with 'name' NULL, forgets the last one. */
+static void
+set_refusal(const char *name, char *why)
+{
+    ovs_mutex_lock(&refusal_mutex);
+    free(refused_name);
+    free(refused_why);
+    refused_name = nullable_xstrdup(name);
+    refused_why = why;
+    ovs_mutex_unlock(&refusal_mutex);
+}
+
+/* If the last port that dpif_xdp_port_add() refused for its type was
+ * named 'name', returns why, for the caller to free, and forgets it;
+ * otherwise returns NULL. */
+char *
+dpif_xdp_port_take_refusal(const char *name)
+{
+    char *why = NULL;
+
+    ovs_mutex_lock(&refusal_mutex);
+    if (refused_name && !strcmp(refused_name, name)) {
+        why = refused_why;
+        refused_why = NULL;
+        free(refused_name);
+        refused_name = NULL;
+    }
+    ovs_mutex_unlock(&refusal_mutex);
+    return why;
+}
+
+/* Returns NULL if a port of netdev type 'type', not a tunnel, can be a
+ * port of an xdp datapath, otherwise why not, for the caller to free.
+ *
+ * The program runs on kernel devices: netdev-linux's "system" and "tap"
+ * ports, and "internal" ones (internal-port.c); "dummy" ports are for
+ * tests (see dp_xdp_port_setup()).  Every other type is refused by name,
+ * before anything asks the netdev for an ifindex: a DPDK port ("dpdk",
+ * "dpdkvhostuser", ...) answers with a number hashed from its name,
+ * which may be some kernel device's, and an AF_XDP port ("afxdp",
+ * "afxdp-nonpmd") is a socket that OVS's userspace datapath polls. */
+static char *
+dp_xdp_port_type_refusal(const char *type)
+{
+    if (!strcmp(type, "system") || !strcmp(type, "tap")
+        || !strcmp(type, "internal") || !strncmp(type, "dummy", 5)) {
+        return NULL;
+    }
+    return xasprintf("xdp bridges take kernel network devices (types "
+                     "system, internal, tap) and tunnels; put a port of "
+                     "type %s on a bridge with datapath_type=netdev", type);
+}
+
 /* Sets up 'port', whose 'port_no', 'netdev' and 'type' are set, in the
  * kernel. */
 static int
@@ -478,6 +544,7 @@ dp_xdp_port_setup(struct dp_xdp *dp, struct dp_xdp_port *port)
 {
     const char *name = netdev_get_name(port->netdev);
     const char *type = port->type;
+    char *why;
     int error;
 
     if (netdev_get_tunnel_config(port->netdev)) {
@@ -494,6 +561,13 @@ dp_xdp_port_setup(struct dp_xdp *dp, struct dp_xdp_port *port)
         port->ifindex = -1;
         port->tx_mode = XDP_DP_TX_NONE;
         return write_tnl_port(dp, port);
+    }
+
+    why = dp_xdp_port_type_refusal(type);
+    if (why) {
+        VLOG_WARN("%s: cannot add port %s: %s", dp->name, name, why);
+        set_refusal(name, why);
+        return EINVAL;
     }
 
     if (!strcmp(type, "internal")) {
@@ -610,6 +684,7 @@ dpif_xdp_port_add(struct dpif *dpif, struct netdev *netdev,
      * ports of its type and UDP port ("vxlan_sys_4789"), under which
      * ofproto looks it up; others keep the device's name. */
     name = netdev_vport_get_dpif_port(netdev, namebuf, sizeof namebuf);
+    set_refusal(NULL, NULL);
     ovs_mutex_lock(&dp->port_mutex);
     if (dp_xdp_lookup_port_by_name(dp, name)) {
         error = EEXIST;

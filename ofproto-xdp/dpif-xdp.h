@@ -37,6 +37,7 @@ bool dpif_xdp_set_policing(struct netdev *, uint32_t kbits_rate,
                            uint32_t kbits_burst, uint32_t kpkts_rate,
                            uint32_t kpkts_burst, int *errorp);
 char *dpif_xdp_port_get_error(const struct netdev *);
+char *dpif_xdp_port_take_refusal(const char *name);
 void dpif_xdp_add_peer_stats(const struct netdev *, struct netdev_stats *);
 
 #endif /* dpif-xdp.h */

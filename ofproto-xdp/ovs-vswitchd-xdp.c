@@ -37,6 +37,7 @@
 #include "ofproto-xdp/dpif-xdp.h"
 #include "util.h"
 #include "openvswitch/vlog.h"
+#include "vswitch-idl.h"
 
 VLOG_DEFINE_THIS_MODULE(ovs_vswitchd_xdp);
 
@@ -124,6 +125,42 @@ __wrap_ofproto_vport_get_status(const struct ofproto *ofproto,
         return EINVAL;
     }
     return error;
+}
+
+/* The Interface's error column, for a port that could not be added.
+ * bridge.c writes there "could not add network device NAME to ofproto"
+ * and the errno that ofproto_port_add() returned, which for a port of a
+ * type that the xdp datapath refuses (a DPDK port on an xdp bridge, say)
+ * is a bare EINVAL; the reason is only in the log.  The port never
+ * becomes an ofproto port, so ofproto_vport_get_status() is never asked
+ * about it.  So this program is linked with
+ * -Wl,--wrap=ovsrec_interface_set_error: when bridge.c writes that message
+ * for the port that dpif-xdp has just refused, the reason is added to it
+ * (dpif_xdp_port_take_refusal()).  Every other error passes unchanged. */
+void __real_ovsrec_interface_set_error(const struct ovsrec_interface *,
+                                       const char *error);
+void __wrap_ovsrec_interface_set_error(const struct ovsrec_interface *,
+                                       const char *error);
+
+void
+__wrap_ovsrec_interface_set_error(const struct ovsrec_interface *iface,
+                                  const char *error)
+{
+    static const char prefix[] = "could not add network device ";
+    char *why = NULL;
+
+    if (error && !strncmp(error, prefix, strlen(prefix))) {
+        why = dpif_xdp_port_take_refusal(iface->name);
+    }
+    if (why) {
+        char *full = xasprintf("%s: %s", error, why);
+
+        __real_ovsrec_interface_set_error(iface, full);
+        free(full);
+        free(why);
+    } else {
+        __real_ovsrec_interface_set_error(iface, error);
+    }
 }
 
 /* Interface statistics.  A port in XDP_DP_TX_PEER mode sends into its
