@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <linux/ethtool.h>
 #include <linux/if_packet.h>
@@ -378,6 +379,55 @@ bench_parse_seconds(const char *option, const char *arg, double min,
         ovs_fatal(0, "%s: \"%s\" is not a number of seconds", option, arg);
     }
     return value;
+}
+
+/* If 'option' is one of BENCH_OVS_LONG_OPTIONS, stores its argument 'arg'
+ * in 'opts' and returns true; otherwise returns false. */
+bool
+bench_ovs_parse_option(struct bench_ovs_options *opts, int option,
+                       const char *arg)
+{
+    char **value;
+
+    switch (option) {
+    case BENCH_OPT_VSWITCHD_XDP:
+        value = &opts->vswitchd_xdp;
+        break;
+    case BENCH_OPT_VSWITCHD:
+        value = &opts->vswitchd_stock;
+        break;
+    case BENCH_OPT_JSON:
+        value = &opts->json_file;
+        break;
+    default:
+        return false;
+    }
+    free(*value);
+    *value = xstrdup(arg);
+    return true;
+}
+
+/* Fills in the defaults of the options in 'opts' that were not given:
+ * ovs-vswitchd-xdp where bench_default_vswitchd_xdp() finds it, and
+ * BENCH_STOCK_VSWITCHD. */
+void
+bench_ovs_options_finish(struct bench_ovs_options *opts)
+{
+    if (!opts->vswitchd_xdp) {
+        opts->vswitchd_xdp = bench_default_vswitchd_xdp();
+    }
+    if (!opts->vswitchd_stock) {
+        opts->vswitchd_stock = xstrdup(BENCH_STOCK_VSWITCHD);
+    }
+}
+
+void
+bench_no_arguments(const char *mode, int argc, char *argv[])
+{
+    if (optind < argc) {
+        ovs_fatal(0, "%s: unexpected argument \"%s\" (use --help)", mode,
+                  argv[optind]);
+    }
 }
 
 double

@@ -17,9 +17,11 @@
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H 1
 
-/* Helpers shared by the 'forward' and 'latency' modes of ovs-xdp-bench,
- * which both build a topology of their own, run switches on it one after
- * the other and must leave nothing behind.
+/* Helpers shared by the modes of ovs-xdp-bench, most of which build a
+ * topology of their own, run switches on it one after the other and must
+ * leave nothing behind, and parse the same options ('forward', 'latency',
+ * 'storm' and 'tcp' take --vswitchd-xdp, --vswitchd and --json=FILE
+ * through bench_ovs_parse_option()).
  *
  * Naming: every namespace, interface and bridge that a mode creates is
  * named BENCH_PREFIX, a short role and the process id, so that two runs
@@ -92,6 +94,40 @@ unsigned long long bench_parse_count(const char *option, const char *arg,
                                      unsigned long long max);
 double bench_parse_seconds(const char *option, const char *arg,
                            double min, double max);
+
+/* Debian's own ovs-vswitchd (openvswitch-switch), with AF_XDP support: the
+ * default of --vswitchd. */
+#define BENCH_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
+
+/* The options of the modes that run Open vSwitch, parsed one way for all:
+ * --vswitchd-xdp=PATH, --vswitchd=PATH and --json=FILE.  A mode puts
+ * BENCH_OVS_LONG_OPTIONS into its getopt_long() table, offers each option
+ * that getopt_long() returns to bench_ovs_parse_option() before its own
+ * switch, and calls bench_ovs_options_finish() after the loop. */
+struct bench_ovs_options {
+    char *vswitchd_xdp;         /* ovs-vswitchd-xdp, or NULL if none. */
+    char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
+    char *json_file;            /* --json, or NULL. */
+};
+
+/* Their getopt_long() codes, above every mode's own. */
+enum {
+    BENCH_OPT_VSWITCHD_XDP = 0x1000,
+    BENCH_OPT_VSWITCHD,
+    BENCH_OPT_JSON,
+};
+#define BENCH_OVS_LONG_OPTIONS                                          \
+    {"vswitchd-xdp", required_argument, NULL, BENCH_OPT_VSWITCHD_XDP},  \
+    {"vswitchd", required_argument, NULL, BENCH_OPT_VSWITCHD},          \
+    {"json", required_argument, NULL, BENCH_OPT_JSON}
+
+bool bench_ovs_parse_option(struct bench_ovs_options *, int option,
+                            const char *arg);
+void bench_ovs_options_finish(struct bench_ovs_options *);
+
+/* Exits with a message that names 'mode' if getopt_long() left any
+ * argument in 'argv' past 'optind'. */
+void bench_no_arguments(const char *mode, int argc, char *argv[]);
 
 /* Writes 'json' (pretty, with sorted keys) and a new-line into 'file_name'
  * and destroys it; reports a failure on stderr. */

@@ -44,9 +44,6 @@
 #include "util.h"
 #include "utilities/bench-common.h"
 
-/* Debian's own ovs-vswitchd (openvswitch-switch), with AF_XDP support. */
-#define FWD_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
-
 static void
 fwd_usage(void)
 {
@@ -97,7 +94,7 @@ Options:\n\
                          container's stack receives (the floor is then\n\
                          bpf_redirect_peer() at TC ingress)\n\
   -h, --help             display this help message\n",
-           program_name, program_name, FWD_STOCK_VSWITCHD);
+           program_name, program_name, BENCH_STOCK_VSWITCHD);
 }
 
 static const char *
@@ -204,9 +201,6 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         OPT_CPU,
         OPT_CPUS,
         OPT_BATCH_SIZE,
-        OPT_VSWITCHD_XDP,
-        OPT_VSWITCHD,
-        OPT_JSON,
         OPT_PLOT,
         OPT_SINK,
         OPT_TUNNEL,
@@ -223,9 +217,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         {"cpu", required_argument, NULL, OPT_CPU},
         {"cpus", required_argument, NULL, OPT_CPUS},
         {"batch-size", required_argument, NULL, OPT_BATCH_SIZE},
-        {"vswitchd-xdp", required_argument, NULL, OPT_VSWITCHD_XDP},
-        {"vswitchd", required_argument, NULL, OPT_VSWITCHD},
-        {"json", required_argument, NULL, OPT_JSON},
+        BENCH_OVS_LONG_OPTIONS,
         {"plot", required_argument, NULL, OPT_PLOT},
         {"sink", required_argument, NULL, OPT_SINK},
         {"tunnel", required_argument, NULL, OPT_TUNNEL},
@@ -256,6 +248,8 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
 
         if (c == -1) {
             break;
+        } else if (bench_ovs_parse_option(&opts->ovs, c, optarg)) {
+            continue;
         }
         switch (c) {
         case OPT_DURATION:
@@ -300,18 +294,6 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
             opts->batch_size = bench_parse_count("--batch-size",
                                                  optarg, 1, 256);
             break;
-        case OPT_VSWITCHD_XDP:
-            free(opts->vswitchd_xdp);
-            opts->vswitchd_xdp = xstrdup(optarg);
-            break;
-        case OPT_VSWITCHD:
-            free(opts->vswitchd_stock);
-            opts->vswitchd_stock = xstrdup(optarg);
-            break;
-        case OPT_JSON:
-            free(opts->json_file);
-            opts->json_file = xstrdup(optarg);
-            break;
         case OPT_PLOT:
             if (strchr(optarg, '\'')) {
                 ovs_fatal(0, "--plot: file name must not contain '");
@@ -339,10 +321,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         }
     }
     free(short_options);
-    if (optind < argc) {
-        ovs_fatal(0, "forward: unexpected argument \"%s\" (use --help)",
-                  argv[optind]);
-    }
+    bench_no_arguments("forward", argc, argv);
     for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
         opts->pipelines[p] |= tunnels[p];
     }
@@ -379,11 +358,6 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
          * the frame counter that numbers them is each one's own. */
         ovs_fatal(0, "--cpus: conntrack-setup runs on one CPU only");
     }
-    if (!opts->vswitchd_xdp) {
-        opts->vswitchd_xdp = bench_default_vswitchd_xdp();
-    }
-    if (!opts->vswitchd_stock) {
-        opts->vswitchd_stock = xstrdup(FWD_STOCK_VSWITCHD);
-    }
+    bench_ovs_options_finish(&opts->ovs);
     fwd_select_results(fwd);
 }

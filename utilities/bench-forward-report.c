@@ -504,7 +504,7 @@ fwd_write_json(const struct fwd *fwd)
     }
     json_object_put(top, "switches", switches);
 
-    bench_write_json(top, opts->json_file);
+    bench_write_json(top, opts->ovs.json_file);
 }
 
 /* Draws the medians and spreads as a bar chart in --plot's file, with

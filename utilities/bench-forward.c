@@ -279,9 +279,9 @@ fwd_setup(struct fwd *fwd)
 
     char *pmd_mask = fwd_pmd_cpu_mask(fwd->opts.gen_cpus[0]);
     bench_ovs_init(&fwd->ovs_xdp, "ovs-vswitchd-xdp",
-                   fwd->opts.vswitchd_xdp, NULL);
+                   fwd->opts.ovs.vswitchd_xdp, NULL);
     bench_ovs_init(&fwd->ovs_stock, "Debian's ovs-vswitchd",
-                   fwd->opts.vswitchd_stock, pmd_mask);
+                   fwd->opts.ovs.vswitchd_stock, pmd_mask);
     free(pmd_mask);
 }
 
@@ -358,7 +358,7 @@ bench_forward_main(int argc, char *argv[])
     fwd_cleanup(&fwd);
 
     fwd_print_table(&fwd);
-    if (fwd.opts.json_file) {
+    if (fwd.opts.ovs.json_file) {
         fwd_write_json(&fwd);
     }
     if (fwd.opts.plot_file) {

@@ -155,10 +155,8 @@ struct fwd_options {
                                                    * { 1 } by default. */
     size_t n_cpu_counts;        /* Number of 'cpu_counts'. */
     unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
-    char *json_file;            /* --json, or NULL. */
+    struct bench_ovs_options ovs;  /* --vswitchd-xdp, --vswitchd, --json. */
     char *plot_file;            /* --plot, or NULL. */
-    char *vswitchd_xdp;         /* ovs-vswitchd-xdp, or NULL if none. */
-    char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
     bool switches[FWD_N_SWITCHES];      /* Chosen by --switches. */
     bool pipelines[FWD_N_PIPELINES];    /* Chosen by --pipeline. */
     bool stack_sink;            /* --sink=stack: count at the TC hook of a

@@ -53,9 +53,6 @@
 #include "utilities/bench-common.h"
 #include "utilities/ovs-xdp-bench.h"
 
-/* Debian's own ovs-vswitchd (openvswitch-switch). */
-#define LAT_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
-
 /* The kernel module's first-packet latency, from the literature (see
  * DESIGN.md section 5): printed as a reference, not measured. */
 #define LAT_KERNEL_REFERENCE_MS 0.6
@@ -91,9 +88,7 @@ struct lat_options {
     unsigned int count;         /* Pings per repetition, at least 2. */
     unsigned int repeat;        /* Repetitions per switch. */
     double interval;            /* Seconds between pings. */
-    char *json_file;            /* --json, or NULL. */
-    char *vswitchd_xdp;         /* ovs-vswitchd-xdp, or NULL if none. */
-    char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
+    struct bench_ovs_options ovs;  /* --vswitchd-xdp, --vswitchd, --json. */
 };
 
 /* The whole benchmark, reachable from the cleanup hook. */
@@ -136,7 +131,7 @@ Options:\n\
   --vswitchd=PATH        stock ovs-vswitchd (default %s)\n\
   --json=FILE            also write the results to FILE\n\
   -h, --help             display this help message\n",
-           program_name, program_name, LAT_STOCK_VSWITCHD);
+           program_name, program_name, BENCH_STOCK_VSWITCHD);
 }
 
 
@@ -165,18 +160,13 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
         OPT_REPEAT,
         OPT_INTERVAL,
         OPT_SWITCHES,
-        OPT_VSWITCHD_XDP,
-        OPT_VSWITCHD,
-        OPT_JSON,
     };
     static const struct option long_options[] = {
         {"count", required_argument, NULL, OPT_COUNT},
         {"repeat", required_argument, NULL, OPT_REPEAT},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"switches", required_argument, NULL, OPT_SWITCHES},
-        {"vswitchd-xdp", required_argument, NULL, OPT_VSWITCHD_XDP},
-        {"vswitchd", required_argument, NULL, OPT_VSWITCHD},
-        {"json", required_argument, NULL, OPT_JSON},
+        BENCH_OVS_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -195,6 +185,8 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
 
         if (c == -1) {
             break;
+        } else if (bench_ovs_parse_option(&opts->ovs, c, optarg)) {
+            continue;
         }
         switch (c) {
         case OPT_COUNT:
@@ -210,18 +202,6 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
         case OPT_SWITCHES:
             lat_parse_switches(lat, optarg);
             break;
-        case OPT_VSWITCHD_XDP:
-            free(opts->vswitchd_xdp);
-            opts->vswitchd_xdp = xstrdup(optarg);
-            break;
-        case OPT_VSWITCHD:
-            free(opts->vswitchd_stock);
-            opts->vswitchd_stock = xstrdup(optarg);
-            break;
-        case OPT_JSON:
-            free(opts->json_file);
-            opts->json_file = xstrdup(optarg);
-            break;
         case 'h':
             lat_usage();
             exit(EXIT_SUCCESS);
@@ -232,16 +212,8 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
         }
     }
     free(short_options);
-    if (optind < argc) {
-        ovs_fatal(0, "latency: unexpected argument \"%s\" (use --help)",
-                  argv[optind]);
-    }
-    if (!opts->vswitchd_xdp) {
-        opts->vswitchd_xdp = bench_default_vswitchd_xdp();
-    }
-    if (!opts->vswitchd_stock) {
-        opts->vswitchd_stock = xstrdup(LAT_STOCK_VSWITCHD);
-    }
+    bench_no_arguments("latency", argc, argv);
+    bench_ovs_options_finish(&opts->ovs);
 }
 
 /* Removes everything the benchmark built.  Runs at exit and on fatal
@@ -295,9 +267,9 @@ lat_setup(struct lat *lat)
     ds_destroy(&why);
 
     bench_ovs_init(&lat->ovs_xdp, "ovs-vswitchd-xdp",
-                   lat->opts.vswitchd_xdp, NULL);
+                   lat->opts.ovs.vswitchd_xdp, NULL);
     bench_ovs_init(&lat->ovs_stock, "Debian's ovs-vswitchd",
-                   lat->opts.vswitchd_stock, NULL);
+                   lat->opts.ovs.vswitchd_stock, NULL);
 }
 
 /* Pings 'count' times from namespace a to b and stores each echo's RTT in
@@ -539,7 +511,7 @@ lat_write_json(const struct lat *lat)
     }
     json_object_put(top, "switches", switches);
 
-    bench_write_json(top, opts->json_file);
+    bench_write_json(top, opts->ovs.json_file);
 }
 
 int
@@ -580,7 +552,7 @@ bench_latency_main(int argc, char *argv[])
     lat_cleanup(&lat);
 
     lat_print_table(&lat);
-    if (lat.opts.json_file) {
+    if (lat.opts.ovs.json_file) {
         lat_write_json(&lat);
     }
     return n_measured ? 0 : 1;

@@ -411,5 +411,5 @@ storm_write_json(const struct storm *st)
     }
     json_object_put(top, "switches", switches);
 
-    bench_write_json(top, opts->json_file);
+    bench_write_json(top, opts->ovs.json_file);
 }

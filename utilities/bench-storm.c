@@ -132,9 +132,6 @@
 #include "datapath/bench-gen.skel.h"
 #include "datapath/bench-sink.skel.h"
 
-/* Debian's own ovs-vswitchd (openvswitch-switch). */
-#define STORM_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
-
 /* The generator thread's nice value. */
 #define STORM_GENERATOR_NICE (-10)
 
@@ -192,7 +189,7 @@ Options:\n\
   --json=FILE            also write the results to FILE\n\
   --log-dir=DIR          keep each ovs-vswitchd's log there\n\
   -h, --help             display this help message\n",
-           program_name, program_name, STORM_STOCK_VSWITCHD);
+           program_name, program_name, BENCH_STOCK_VSWITCHD);
 }
 
 static const char *
@@ -232,9 +229,6 @@ storm_parse_options(struct storm *st, int argc, char *argv[])
         OPT_SWITCHES,
         OPT_CPU,
         OPT_BATCH_SIZE,
-        OPT_VSWITCHD_XDP,
-        OPT_VSWITCHD,
-        OPT_JSON,
         OPT_LOG_DIR,
     };
     static const struct option long_options[] = {
@@ -246,9 +240,7 @@ storm_parse_options(struct storm *st, int argc, char *argv[])
         {"switches", required_argument, NULL, OPT_SWITCHES},
         {"cpu", required_argument, NULL, OPT_CPU},
         {"batch-size", required_argument, NULL, OPT_BATCH_SIZE},
-        {"vswitchd-xdp", required_argument, NULL, OPT_VSWITCHD_XDP},
-        {"vswitchd", required_argument, NULL, OPT_VSWITCHD},
-        {"json", required_argument, NULL, OPT_JSON},
+        BENCH_OVS_LONG_OPTIONS,
         {"log-dir", required_argument, NULL, OPT_LOG_DIR},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -272,6 +264,8 @@ storm_parse_options(struct storm *st, int argc, char *argv[])
 
         if (c == -1) {
             break;
+        } else if (bench_ovs_parse_option(&opts->ovs, c, optarg)) {
+            continue;
         }
         switch (c) {
         case OPT_SECONDS:
@@ -305,18 +299,6 @@ storm_parse_options(struct storm *st, int argc, char *argv[])
             opts->batch_size = bench_parse_count("--batch-size", optarg,
                                                  1, 256);
             break;
-        case OPT_VSWITCHD_XDP:
-            free(opts->vswitchd_xdp);
-            opts->vswitchd_xdp = xstrdup(optarg);
-            break;
-        case OPT_VSWITCHD:
-            free(opts->vswitchd_stock);
-            opts->vswitchd_stock = xstrdup(optarg);
-            break;
-        case OPT_JSON:
-            free(opts->json_file);
-            opts->json_file = xstrdup(optarg);
-            break;
         case OPT_LOG_DIR:
             if (strchr(optarg, '\'')) {
                 ovs_fatal(0, "--log-dir: directory name must not contain '");
@@ -334,19 +316,11 @@ storm_parse_options(struct storm *st, int argc, char *argv[])
         }
     }
     free(short_options);
-    if (optind < argc) {
-        ovs_fatal(0, "storm: unexpected argument \"%s\" (use --help)",
-                  argv[optind]);
-    }
+    bench_no_arguments("storm", argc, argv);
     if (!cpu_set) {
         opts->cpu = storm_default_cpu();
     }
-    if (!opts->vswitchd_xdp) {
-        opts->vswitchd_xdp = bench_default_vswitchd_xdp();
-    }
-    if (!opts->vswitchd_stock) {
-        opts->vswitchd_stock = xstrdup(STORM_STOCK_VSWITCHD);
-    }
+    bench_ovs_options_finish(&opts->ovs);
     for (size_t i = 0; i < STORM_N_SWITCHES; i++) {
         st->results[i].selected = opts->switches[i];
     }
@@ -1011,10 +985,10 @@ storm_setup(struct storm *st)
     if (st->opts.burst >= 0) {
         other_config = xasprintf("xdp-upcall-burst=%d", st->opts.burst);
     }
-    bench_ovs_init(&st->ovs_xdp, "ovs-vswitchd-xdp", st->opts.vswitchd_xdp,
+    bench_ovs_init(&st->ovs_xdp, "ovs-vswitchd-xdp", st->opts.ovs.vswitchd_xdp,
                    other_config);
     bench_ovs_init(&st->ovs_stock, "Debian's ovs-vswitchd",
-                   st->opts.vswitchd_stock, NULL);
+                   st->opts.ovs.vswitchd_stock, NULL);
     free(other_config);
 }
 
@@ -1063,7 +1037,7 @@ bench_storm_main(int argc, char *argv[])
     storm_cleanup(&st);
 
     storm_print(&st);
-    if (st.opts.json_file) {
+    if (st.opts.ovs.json_file) {
         storm_write_json(&st);
     }
     return n_measured ? 0 : 1;

@@ -153,10 +153,8 @@ struct storm_options {
     int burst;                  /* xdp-upcall-burst, -1 for the default. */
     int cpu;                    /* Storm generator's CPU. */
     unsigned int batch_size;    /* BPF_PROG_TEST_RUN batch size. */
-    char *json_file;            /* --json, or NULL. */
+    struct bench_ovs_options ovs;  /* --vswitchd-xdp, --vswitchd, --json. */
     char *log_dir;              /* --log-dir, or NULL. */
-    char *vswitchd_xdp;         /* ovs-vswitchd-xdp, or NULL if none. */
-    char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
     bool switches[STORM_N_SWITCHES];    /* Chosen by --switches. */
 };
 

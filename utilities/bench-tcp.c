@@ -75,9 +75,6 @@
 
 #include "datapath/bench-tc-parse.skel.h"
 
-/* Debian's own ovs-vswitchd (openvswitch-switch). */
-#define TCP_STOCK_VSWITCHD "/usr/lib/openvswitch-switch/ovs-vswitchd"
-
 /* iperf3's port. */
 #define TCP_PORT 5201
 
@@ -165,9 +162,7 @@ struct tcp_options {
     int streams[TCP_MAX_CASES]; /* --streams. */
     size_t n_streams;
     bool selected[TCP_N_SWITCHES];  /* --switches. */
-    char *json_file;            /* --json, or NULL. */
-    char *vswitchd_xdp;         /* ovs-vswitchd-xdp. */
-    char *vswitchd_stock;       /* Debian's ovs-vswitchd. */
+    struct bench_ovs_options ovs;  /* --vswitchd-xdp, --vswitchd, --json. */
 };
 
 /* The whole benchmark, reachable from the cleanup hook. */
@@ -220,7 +215,7 @@ Options:\n\
                          %s)\n\
   --json=FILE            also write the results to FILE\n\
   -h, --help             display this help message\n",
-           program_name, program_name, TCP_STOCK_VSWITCHD);
+           program_name, program_name, BENCH_STOCK_VSWITCHD);
 }
 
 static const char *
@@ -265,9 +260,6 @@ tcp_parse_options(struct tcp_bench *tb, int argc, char *argv[])
         OPT_MTUS,
         OPT_STREAMS,
         OPT_SWITCHES,
-        OPT_VSWITCHD_XDP,
-        OPT_VSWITCHD,
-        OPT_JSON,
     };
     static const struct option long_options[] = {
         {"duration", required_argument, NULL, OPT_DURATION},
@@ -275,9 +267,7 @@ tcp_parse_options(struct tcp_bench *tb, int argc, char *argv[])
         {"mtus", required_argument, NULL, OPT_MTUS},
         {"streams", required_argument, NULL, OPT_STREAMS},
         {"switches", required_argument, NULL, OPT_SWITCHES},
-        {"vswitchd-xdp", required_argument, NULL, OPT_VSWITCHD_XDP},
-        {"vswitchd", required_argument, NULL, OPT_VSWITCHD},
-        {"json", required_argument, NULL, OPT_JSON},
+        BENCH_OVS_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -302,6 +292,8 @@ tcp_parse_options(struct tcp_bench *tb, int argc, char *argv[])
 
         if (c == -1) {
             break;
+        } else if (bench_ovs_parse_option(&opts->ovs, c, optarg)) {
+            continue;
         }
         switch (c) {
         case OPT_DURATION:
@@ -324,18 +316,6 @@ tcp_parse_options(struct tcp_bench *tb, int argc, char *argv[])
             bench_select(optarg, tcp_switch_name, TCP_N_SWITCHES,
                          opts->selected);
             break;
-        case OPT_VSWITCHD_XDP:
-            free(opts->vswitchd_xdp);
-            opts->vswitchd_xdp = xstrdup(optarg);
-            break;
-        case OPT_VSWITCHD:
-            free(opts->vswitchd_stock);
-            opts->vswitchd_stock = xstrdup(optarg);
-            break;
-        case OPT_JSON:
-            free(opts->json_file);
-            opts->json_file = xstrdup(optarg);
-            break;
         case 'h':
             tcp_usage();
             exit(EXIT_SUCCESS);
@@ -346,16 +326,8 @@ tcp_parse_options(struct tcp_bench *tb, int argc, char *argv[])
         }
     }
     free(short_options);
-    if (optind < argc) {
-        ovs_fatal(0, "tcp: unexpected argument \"%s\" (use --help)",
-                  argv[optind]);
-    }
-    if (!opts->vswitchd_xdp) {
-        opts->vswitchd_xdp = bench_default_vswitchd_xdp();
-    }
-    if (!opts->vswitchd_stock) {
-        opts->vswitchd_stock = xstrdup(TCP_STOCK_VSWITCHD);
-    }
+    bench_no_arguments("tcp", argc, argv);
+    bench_ovs_options_finish(&opts->ovs);
 }
 
 /* Setting a switch up and down. */
@@ -812,14 +784,14 @@ tcp_setup(struct tcp_bench *tb)
     ds_destroy(&output);
     ds_destroy(&why);
 
-    bench_ovs_init(&tb->ovs_xdp, "ovs-vswitchd-xdp", tb->opts.vswitchd_xdp,
+    bench_ovs_init(&tb->ovs_xdp, "ovs-vswitchd-xdp", tb->opts.ovs.vswitchd_xdp,
                    NULL);
     /* Without userspace TSO, Debian's ovs-vswitchd sends a veth's TCP
      * packets on with the partial checksums their sender left to
      * offload, and the receiver drops them all: with it, the packet
      * sockets carry virtio-net headers and the kernel finishes them. */
     bench_ovs_init(&tb->ovs_stock, "Debian's ovs-vswitchd",
-                   tb->opts.vswitchd_stock, "userspace-tso-enable=true");
+                   tb->opts.ovs.vswitchd_stock, "userspace-tso-enable=true");
 }
 
 /* Reporting. */
@@ -932,7 +904,7 @@ tcp_write_json(const struct tcp_bench *tb)
     json_object_put(top, "duration", json_real_create(o->duration));
     json_object_put(top, "cases", cases);
 
-    bench_write_json(top, o->json_file);
+    bench_write_json(top, o->ovs.json_file);
 }
 
 int
@@ -994,7 +966,7 @@ bench_tcp_main(int argc, char *argv[])
     tcp_cleanup(&tb);
 
     tcp_print_table(&tb);
-    if (o->json_file) {
+    if (o->ovs.json_file) {
         tcp_write_json(&tb);
     }
     return n_measured ? 0 : 1;
