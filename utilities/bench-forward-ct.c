@@ -695,8 +695,9 @@ fwd_ovs_xdp_counters(struct fwd *fwd, const char *const names[],
 void
 fwd_ovs_xdp_ct_counts(struct fwd *fwd, struct fwd_ct_counts *c)
 {
-    static const char *const names[] = { "xdp-ct-hit", "xdp-ct-miss" };
-    long long *const values[] = { &c->hit, &c->miss };
+    static const char *const names[] = { "xdp-ct-hit", "xdp-ct-miss",
+                                         "xdp-ct-next" };
+    long long *const values[] = { &c->hit, &c->miss, &c->next };
 
     fwd_ovs_xdp_counters(fwd, names, values, ARRAY_SIZE(names));
 }

@@ -475,6 +475,13 @@ fwd_measure(struct fwd *fwd, size_t c, size_t idx, enum fwd_pipeline p,
                       "and %.2f per frame at the sink)", hit, miss,
                       frames ? (double) hit / frames : 0.0,
                       frames ? (double) miss / frames : 0.0);
+        if (ct_after.next >= 0 && ct_before.next >= 0) {
+            long long next = ct_after.next - ct_before.next;
+
+            ds_put_format(&note, ";\nthe pass after the ct() skipped: "
+                          "xdp-ct-next +%lld, %.2f per ct() hit", next,
+                          hit > 0 ? (double) next / hit : 0.0);
+        }
         if (p == FWD_CONNTRACK_SETUP) {
             /* Nothing to check: no connection lives long enough. */
         } else if (p == FWD_CONNTRACK_SLOW) {

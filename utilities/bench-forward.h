@@ -211,6 +211,8 @@ struct fwd {
 struct fwd_ct_counts {
     long long hit;              /* xdp-ct-hit: ct() run in XDP, or -1. */
     long long miss;             /* xdp-ct-miss: ct() handed up, or -1. */
+    long long next;             /* xdp-ct-next: passes after a ct()
+                                 * skipped, or -1. */
 };
 
 /* Addresses of the two namespaces' veth ends ("oxb" in the middle). */
