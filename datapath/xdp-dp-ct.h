@@ -305,7 +305,8 @@ ct_next_record(__u32 ct, __u64 owner, __u32 slot)
     }
     __u64 cur = nx->owner;
     if (cur != owner) {
-        if (cur && (cur & XDP_DP_CT_GEN_MASK) == (owner & XDP_DP_CT_GEN_MASK)) {
+        if (cur
+            && (cur & XDP_DP_CT_GEN_MASK) == (owner & XDP_DP_CT_GEN_MASK)) {
             return;             /* Another pass's. */
         }
         /* Unclaimed, or claimed from what the entry said before

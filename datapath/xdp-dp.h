@@ -945,8 +945,9 @@ struct xdp_dp_ct_entry {
  * The first packet that reaches the second pass finds 'owner' zero (or
  * from an older 'gen') and claims it with a compare-and-exchange; from
  * then on only packets of the same pass (same 'owner') write 'flow', and
- * whatever one of them writes is right for all of them.  A flow deleted or changed changes its
- * id, and the next packet records the flow that replaced it.
+ * whatever one of them writes is right for all of them.  A flow deleted
+ * or changed changes its id, and the next packet records the flow that
+ * replaced it.
  * ovs-vswitchd zeroes the entry (through mmap()) and changes 'gen'
  * whenever it writes the cache entry, so a claim made from what the entry
  * said before is never taken for one made after; 'gen' in 'flow' keeps a
