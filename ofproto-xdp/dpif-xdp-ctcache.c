@@ -777,7 +777,9 @@ dp_xdp_ctcache_set_size(struct dp_xdp_ctcache *c, uint32_t n_conns)
     uint32_t size = MIN(n_conns, XDP_DP_MAX_CT / 2) * 2;
 
     ovs_mutex_lock(&c->mutex);
-    if (c->size != size && c->stats.slots) {
+    /* Not without its counters or its next passes (see
+     * dp_xdp_ctcache_create()). */
+    if (c->size != size && c->stats.slots && c->next) {
         c->size = size;
         /* Shrinking: make room by starting afresh; established
          * connections come back as their packets nominate them. */
