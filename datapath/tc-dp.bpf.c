@@ -295,9 +295,16 @@ tc_dp_ct_next(struct __sk_buff *skb, struct pkt_md *md,
         return -1;              /* The second pass says what to do. */
     }
     ifindex = port_tx_ifindex(port);
-    COUNT(n_hit, 1);
-    COUNT(n_tc_hit, 1);
-    COUNT(n_ct_next, 1);
+
+    __u32 zero = 0;
+    struct xdp_dp_stats *dp_stats = bpf_map_lookup_elem(&xdp_dp_stats,
+                                                        &zero);
+
+    if (dp_stats) {             /* One lookup for the three counters. */
+        dp_stats->n_hit++;
+        dp_stats->n_tc_hit++;
+        dp_stats->n_ct_next++;
+    }
     xdp_dp_flow_count(slot, XDP_DP_FRAME_LEN(skb),
                       key->nw_proto == IPPROTO_TCP ? key->tcp_flags : 0);
     return tc_dp_send(skb, &ifindex, 1, 0, diff);

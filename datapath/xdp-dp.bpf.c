@@ -566,8 +566,14 @@ ct_next_output(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf,
     if (!port1) {
         return -1;
     }
-    COUNT(n_hit, 1);
-    COUNT(n_ct_next, 1);
+    __u32 zero = 0;
+    struct xdp_dp_stats *dp_stats = bpf_map_lookup_elem(&xdp_dp_stats,
+                                                        &zero);
+
+    if (dp_stats) {             /* One lookup for both counters. */
+        dp_stats->n_hit++;
+        dp_stats->n_ct_next++;
+    }
     xdp_dp_flow_count(slot, ctx->data_end - ctx->data,
                       key->nw_proto == IPPROTO_TCP ? key->tcp_flags : 0);
     return do_output(ctx, md, buf, diff, port1 - 1, 0, NULL);
