@@ -1266,7 +1266,12 @@ upcall_restore_md(struct dp_xdp *dp, const struct xdp_dp_upcall *up,
     if (up->tun_dst) {
         /* What netdev_vxlan_pop_header(), netdev_geneve_pop_header() or
          * netdev_gre_pop_header() would have given it; XDP's tunnel flags
-         * are OVS's (datapath/xdp-dp.h). */
+         * are OVS's (datapath/xdp-dp.h).  pkt_metadata_init() zeroes
+         * only the destinations, which OVS's pop follows with
+         * pkt_metadata_init_tnl(): the rest (the IPv6 addresses, GBP, the
+         * options' length and map) is zeroed here as there, or
+         * flow_extract() would copy whatever the packet's buffer held. */
+        memset(&md->tunnel, 0, offsetof(struct flow_tnl, metadata.opts));
         md->tunnel.tun_id = up->tun_id;
         md->tunnel.ip_src = up->tun_src;
         md->tunnel.ip_dst = up->tun_dst;
