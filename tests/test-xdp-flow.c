@@ -44,7 +44,9 @@
  *                     'mask_hits', shown by dpctl/show and
  *                     dpif-xdp/compile-show), and no name twice.
  *   actions ACTIONS   Prints xdp_actions_format() of the compiled actions,
- *                     followed by ": REASON" for a slow-path flow, and for
+ *                     followed by " no-gso" for a flow whose GSO segments
+ *                     go to ovs-vswitchd (XDP_FLOW_F_NO_GSO), by
+ *                     ": REASON" for a slow-path flow, and for
  *                     each sample action the nested actions that
  *                     xdp_actions_get_sample() finds for it.
  *
@@ -350,6 +352,9 @@ do_actions(const char *arg)
     }
 
     xdp_actions_format(&s, &xflow);
+    if (xflow.flags & XDP_FLOW_F_NO_GSO) {
+        ds_put_cstr(&s, " no-gso");
+    }
     if (xflow.flags & XDP_FLOW_F_SLOW_PATH) {
         ds_put_format(&s, ": %s", ds_cstr(&why));
     } else if (why.length) {
