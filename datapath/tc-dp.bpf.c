@@ -468,7 +468,7 @@ tc_dp_execute(struct __sk_buff *skb, const struct xdp_flow *flow,
             tc_dp_sample__(skb, md, buf, a, flow->slot);
             break;
         case XDP_DP_ACTION_TNL_POP:
-            /* tc_dp_pass() checked it with xdp_dp_tnl_pop_ok__(). */
+            /* tc_dp_pass() checked it with tnl_pop_ok(). */
             if (!do_tnl_pop(skb, md, key, a->tnl_pop.port)) {
                 COUNT(n_tnl_pop, 1);
                 return TC_DP_RECIRCULATE;
@@ -498,7 +498,10 @@ tc_dp_needs_slow_path(struct __sk_buff *skb, const struct xdp_flow *flow,
 {
     __u32 bits = flow->action_bits;
 
-    if (flow->flags & XDP_FLOW_F_SLOW_PATH) {
+    /* XDP_FLOW_F_NO_GSO: see needs_slow_path() in xdp-dp.bpf.c; here the
+     * skb says whether it is a GSO segment. */
+    if (flow->flags & XDP_FLOW_F_SLOW_PATH
+        || (flow->flags & XDP_FLOW_F_NO_GSO && skb->gso_size)) {
         return 1;
     }
     if (bits & (ACTION_BIT(XDP_DP_ACTION_SET_IPV4)
@@ -568,7 +571,7 @@ tc_dp_pass(struct __sk_buff *skb, struct pkt_md *md, struct tc_dp_buf *buf)
     if (md->ct) {
         ct_fill_key(key, md->ct);
     }
-    if (md->tun.dst) {
+    if (tnl_md_is_set(&md->tun)) {
         tnl_fill_key(key, &md->tun);
     }
     if (info->flags & XDP_PARSE_F_INCOMPLETE) {
@@ -616,8 +619,7 @@ tc_dp_pass(struct __sk_buff *skb, struct pkt_md *md, struct tc_dp_buf *buf)
                > (void *) (long) skb->data_end) {
             bpf_skb_pull_data(skb, skb->len);
         }
-        if (!xdp_dp_tnl_pop_ok__(skb, key, flow->actions[0].tnl_pop.port,
-                                 1)) {
+        if (!tnl_pop_ok(skb, key, flow->actions[0].tnl_pop.port, 1)) {
             slow = 1;
         }
     }

@@ -47,8 +47,9 @@ struct pkt_md {
                                  * xdp-dp.bpf.c).  Not used by the TC
                                  * pipeline, which parses every pass. */
     struct tnl_md {             /* What a tnl_pop in XDP gave the packet
-                                 * (see xdp-dp-tnl.h), if 'dst' is set: */
-        __be64 id;              /* The key's tun_* fields. */
+                                 * (see xdp-dp-tnl.h), if 'dst' or 'ipv6'
+                                 * is set (tnl_md_is_set()): */
+        __be64 id;              /* The key's tun_* fields... */
         __be32 src;
         __be32 dst;
         __be16 tp_src;
@@ -58,12 +59,43 @@ struct pkt_md {
         __u16 flags;
         __u8 opts[XDP_TNL_OPTS_LEN];
         __u8 opts_len;
+        __u8 ipv6;              /* ...but for the IPv6 addresses, which are
+                                 * in xdp_dp_tnl_addrs if this is set: the
+                                 * verifier's 512 bytes of stack have no
+                                 * room for them here. */
     } tun;
     __u64 ct_next;              /* Nonzero: the last pass was a ct() hit
                                  * and its recirc, whose next pass this
                                  * 'owner' may record (see "The pass after
                                  * a cached ct()" in xdp-dp.h). */
 };
+
+/* Whether a tnl_pop in XDP gave the packet the metadata 'tun', as OVS's
+ * flow_tnl_dst_is_set() tells: an IPv4 or an IPv6 destination. */
+static __always_inline int
+tnl_md_is_set(const struct tnl_md *tun)
+{
+    return tun->dst || tun->ipv6;
+}
+
+/* Copies the outer IPv6 addresses of the packet whose tunnel metadata is
+ * 'tun' (zeros if it has none) to the 32 bytes at 'dst', source first. */
+static __always_inline void
+tnl_md_get_ipv6(const struct tnl_md *tun, __u8 *dst)
+{
+    __u32 zero = 0;
+    const struct xdp_dp_tnl_addrs *a = (tun->ipv6
+                                        ? bpf_map_lookup_elem(
+                                              &xdp_dp_tnl_addrs, &zero)
+                                        : NULL);
+
+    if (a) {
+        __builtin_memcpy(dst, a->src, 16);
+        __builtin_memcpy(dst + 16, a->dst, 16);
+    } else {
+        __builtin_memset(dst, 0, 32);
+    }
+}
 
 /* Fills in the members of 'up' that carry the packet's metadata 'md'. */
 static __always_inline void
@@ -90,6 +122,7 @@ upcall_fill_md(struct xdp_dp_upcall *up, const struct pkt_md *md)
     __builtin_memcpy(up->tun_opts, md->tun.opts, XDP_TNL_OPTS_LEN);
     up->tun_opts_len = md->tun.opts_len;
     __builtin_memset(up->pad2, 0, sizeof up->pad2);
+    tnl_md_get_ipv6(&md->tun, up->tun_ipv6_src);
 }
 
 /* See ip_end(). */

@@ -4,7 +4,8 @@
 #ifndef XDP_DP_TNL_H
 #define XDP_DP_TNL_H 1
 
-/* tnl_push() in XDP: encapsulation into UDP tunnels and GRE over IPv4.
+/* tnl_push() in XDP: encapsulation into UDP tunnels and GRE, over IPv4 or
+ * IPv6.
  *
  * XDP_DP_ACTION_TNL_PUSH (see "Tunnels" in xdp-dp.h) first assembles the
  * header from the action's XDP_DP_ACTION_DATA and, for a UDP tunnel,
@@ -12,36 +13,52 @@
  * netdev_tnl_get_src_port() does, from flow_hash_5tuple(), the hash of
  * the key as the flow matched it).  A GRE header (xdp-actions.c lets
  * through only those without checksum or sequence number) has nothing
- * that depends on the packet.  Then:
+ * that depends on the packet.  The outer header is IPv4 without options
+ * or IPv6 without extension headers (tnl_hdr_is_ipv6() tells which), as
+ * OVS builds them (netdev_tnl_ip_build_header()).  Then:
  *
  *   - A frame of a native-mode port is an XDP frame that is never a GSO
  *     segment: xdp_dp_tnl_push__() grows it at its head and copies the
- *     header in, with the outer lengths and IP checksum for its size.
+ *     header in, with the outer lengths (and IPv4 checksum) for its size.
  *
  *   - A frame of a generic-mode port may be a GSO segment (a container's
  *     TCP with TSO kept), whose encapsulation the skb must know about, or
  *     the kernel would cut it into TCP segments at the wrong offsets.  XDP
  *     leaves the header in xdp_dp_tnl_hdrs (per CPU: the TC half runs
  *     right after generic XDP, on the same CPU, for the same skb) and the
- *     TC half pushes it with bpf_skb_adjust_room() and the UDP (or GRE)
- *     tunnel flags, which mark the skb as encapsulated so that the
- *     kernel's tunnel GSO cuts the inner segments and makes the outer
- *     lengths of each (tc_tnl_push()).
+ *     TC half pushes it with bpf_skb_adjust_room() and the IPv4 or IPv6 and
+ *     UDP (or GRE) tunnel flags, which mark the skb as encapsulated so that
+ *     the kernel's tunnel GSO cuts the inner segments and makes the outer
+ *     lengths of each (tc_tnl_push()).  The TC pipeline of ports in tc
+ *     mode pushes the same way.
  *
- * The outer IP checksum that OVS prebuilt is that of a total length of 0
- * (netdev_tnl_push_ip_header() adds the length in), so both add the
- * length they write in.
+ * The outer IPv4 checksum that OVS prebuilt is that of a total length of
+ * 0 (netdev_tnl_push_ip_header() adds the length in), so both add the
+ * length they write in; IPv6 has none.
  *
  * A UDP tunnel with checksums (options:csum=true, OVN's default for
- * Geneve) has a nonzero UDP checksum in its prebuilt header (OVS's
- * 0xffff), which the push replaces with the datagram's: XDP sums the whole
- * frame (xdp_dp_csum_frame__()), the TC half sums only the headers, as
- * the kernel's local checksum offload does (tc_tnl_udp_csum()).  A GSO
- * segment in the TC half goes out with a UDP checksum of 0: the kernel
- * cuts it with the outer UDP header copied into every piece, and computes
- * the pieces' checksums only for an skb marked SKB_GSO_UDP_TUNNEL_CSUM,
- * which bpf_skb_adjust_room() cannot ask for.  RFC 7348 and RFC 8926 allow
- * a zero checksum over IPv4; 'tc-tnl-no-csum' counts them. */
+ * Geneve; over IPv6 always, udp_build_header()) has a nonzero UDP
+ * checksum in its prebuilt header (OVS's 0xffff), which the push replaces
+ * with the datagram's, as netdev_tnl_push_udp_header() does: XDP sums the
+ * whole frame (xdp_dp_csum_frame__()), the TC half sums only the headers,
+ * as the kernel's local checksum offload does (tc_tnl_udp_csum()), or,
+ * over IPv6, the whole skb where the inner packet has no checksum that
+ * could be partial (tc_tnl_udp_csum_whole()).  A GSO segment in the TC
+ * half cannot get one: the kernel cuts it with the outer UDP header
+ * copied into every piece, and computes the pieces' checksums only for an
+ * skb marked SKB_GSO_UDP_TUNNEL_CSUM, which bpf_skb_adjust_room() cannot
+ * ask for (Linux 6.18 has no such flag).  Over IPv4 it goes out with a
+ * UDP checksum of 0, which RFC 7348 and RFC 8926 allow; 'tc-tnl-no-csum'
+ * counts them.  Over IPv6 a zero checksum is refused by receivers not
+ * told otherwise (RFC 6935 and 6936; Linux's udp6zerocsumrx), so there
+ * the flow is XDP_FLOW_F_NO_GSO: the TC pipeline, which sees the skb's GSO
+ * size, and XDP, which takes a generic-mode frame longer than an Ethernet
+ * MTU for a GSO segment (XDP_DP_TNL_MAY_BE_GSO()), hand such a packet to
+ * ovs-vswitchd, which cuts it and pushes the header onto each piece
+ * (dp_xdp_tnl_push()).  (A GSO segment of a generic-mode port no longer
+ * than an Ethernet frame, from a sender whose MSS is below its MTU's,
+ * escapes that test: it goes out with 0, counted in 'tc-tnl-no-csum'.)
+ * GRE has no checksum here, and its GSO segments stay in the TC half. */
 
 /* Adds 'v' to the one's-complement sum 's'. */
 static __always_inline __u32
@@ -62,28 +79,81 @@ csum_pseudo4(__be32 src, __be32 dst, __u8 proto, __u32 len)
     return csum_add32(s, bpf_htons(len));
 }
 
+/* The one's-complement sum of the 'n' 16-bit words at 'p'. */
+static __always_inline __u32
+csum_words(const __u16 *p, int n)
+{
+    __u32 s = 0;
+
+#pragma unroll
+    for (int i = 0; i < n; i++) {
+        s += p[i];
+    }
+    return s;
+}
+
+/* The one's-complement sum of the IPv6 pseudo-header of a datagram of
+ * 'len' bytes (less than 64 kB) of protocol 'proto', whose source and
+ * destination addresses are the 32 bytes at 'addrs'. */
+static __always_inline __u32
+csum_pseudo6(const __u8 *addrs, __u8 proto, __u32 len)
+{
+    __u32 s = csum_words((const __u16 *) addrs, 16);
+
+    s = csum_add32(s, bpf_htons(proto));
+    return csum_add32(s, bpf_htons(len));
+}
+
+/* Whether the prebuilt tunnel header 'hdr' is over IPv6.  xdp-actions.c
+ * lets through Ethernet followed by IPv4 without options (20 bytes, the
+ * protocol at 9) or IPv6 without extension headers (40 bytes, the next
+ * header at 6), then UDP or GRE. */
+static __always_inline int
+tnl_hdr_is_ipv6(const __u8 *hdr)
+{
+    return *(const __be16 *) (hdr + 12) == bpf_htons(ETH_P_IPV6);
+}
+
+/* The L4 protocol of the prebuilt tunnel header 'hdr'. */
+static __always_inline __u8
+tnl_hdr_proto(const __u8 *hdr)
+{
+    return tnl_hdr_is_ipv6(hdr) ? hdr[ETH_HLEN + 6] : hdr[ETH_HLEN + 9];
+}
+
+/* The sum of the pseudo-header of the outer UDP datagram of 'len' bytes
+ * under the prebuilt tunnel header 'hdr'. */
+static __always_inline __u32
+tnl_hdr_pseudo(const __u8 *hdr, __u32 len)
+{
+    if (tnl_hdr_is_ipv6(hdr)) {
+        return csum_pseudo6(hdr + ETH_HLEN + 8, IPPROTO_UDP, len);
+    }
+    return csum_pseudo4(*(__be32 *) (hdr + ETH_HLEN + 12),
+                        *(__be32 *) (hdr + ETH_HLEN + 16), IPPROTO_UDP, len);
+}
+
 /* The longest range xdp_dp_csum_frame__() sums: a native frame with a
  * pushed header, or a generic one of an Ethernet MTU. */
 #define XDP_DP_CSUM_MAX 4096
 
 /* Adds to '*sum' the one's-complement sum (as csum_partial() makes it, in
- * the frame's byte order) of the 'len' bytes of the frame in 'ctx' from
- * offset 'off' on, which must be even.  Returns 0, or -1 if they are not
- * all in the frame (its linear part) or 'len' is over XDP_DP_CSUM_MAX.
- * bpf_csum_diff() sums at most 512 bytes, a multiple of 4, per call.  A
- * global function: the verifier checks its loop once. */
-__attribute__((noinline)) int
-xdp_dp_csum_frame__(XDP_PARSE_CTX *ctx, __u32 off, __u32 len, __u32 *sum)
+ * the frame's byte order) of the 'len' bytes of the frame between 'data'
+ * and 'data_end' from offset 'off' on, which must be even.  Returns 0, or
+ * -1 if they are not all in the frame (its linear part) or 'len' is over
+ * XDP_DP_CSUM_MAX.  bpf_csum_diff() sums at most 512 bytes, a multiple of
+ * 4, per call.  Inline in the global functions below, one per kind of
+ * context: the verifier checks its loop once for each. */
+static __always_inline int
+csum_range(void *data, void *data_end, __u32 off, __u32 len, __u32 *sum)
 {
-    void *data, *data_end, *p;
+    void *p;
     __u32 acc, pos, done = 0;
     __s64 r;
 
-    if (!ctx || !sum || off > 256 || len > XDP_DP_CSUM_MAX) {
+    if (off > 256 || len > XDP_DP_CSUM_MAX) {
         return -1;
     }
-    data = (void *) (long) ctx->data;
-    data_end = (void *) (long) ctx->data_end;
     acc = *sum;
     /* Points 'p' at 'off + done', a bound the verifier sees (both are
      * bounded, but clang may lose that on the way). */
@@ -152,6 +222,34 @@ xdp_dp_csum_frame__(XDP_PARSE_CTX *ctx, __u32 off, __u32 len, __u32 *sum)
     return 0;
 }
 
+/* csum_range() over the frame in 'ctx'.  A global function: the verifier
+ * checks its loop once. */
+__attribute__((noinline)) int
+xdp_dp_csum_frame__(XDP_PARSE_CTX *ctx, __u32 off, __u32 len, __u32 *sum)
+{
+    if (!ctx || !sum) {
+        return -1;
+    }
+    return csum_range((void *) (long) ctx->data, (void *) (long) ctx->data_end,
+                      off, len, sum);
+}
+
+#ifdef XDP_DP_SKB_PIPELINE
+#define tc_csum_skb__ xdp_dp_csum_frame__
+#else
+/* csum_range() over the linear part of 'skb', for the TC half of the XDP
+ * program.  A global function. */
+__attribute__((noinline)) int
+tc_csum_skb__(struct __sk_buff *skb, __u32 off, __u32 len, __u32 *sum)
+{
+    if (!skb || !sum) {
+        return -1;
+    }
+    return csum_range((void *) (long) skb->data, (void *) (long) skb->data_end,
+                      off, len, sum);
+}
+#endif
+
 /* Assembles the header of the XDP_DP_ACTION_TNL_PUSH at 'flow->actions[i]'
  * into 'h', with UDP source port 'src_port'.  Returns its length, or 0 if
  * the action is malformed.  The action is one of the flow's first four
@@ -183,9 +281,14 @@ tnl_assemble(const struct xdp_flow *flow, __u32 i, struct xdp_dp_tnl_hdr *h,
         __builtin_memcpy(h->hdr + last, a[2].data, 32);
     }
     h->len = len;
-    /* Ethernet, then IPv4 without options (xdp-actions.c checks). */
-    if (h->hdr[14 + 9] == IPPROTO_UDP) {
-        *(__be16 *) (h->hdr + 14 + 20) = src_port;
+    /* Ethernet, then IPv4 without options or IPv6 without extension
+     * headers (xdp-actions.c checks). */
+    if (tnl_hdr_is_ipv6(h->hdr)) {
+        if (h->hdr[ETH_HLEN + 6] == IPPROTO_UDP) {
+            *(__be16 *) (h->hdr + ETH_HLEN + 40) = src_port;
+        }
+    } else if (h->hdr[ETH_HLEN + 9] == IPPROTO_UDP) {
+        *(__be16 *) (h->hdr + ETH_HLEN + 20) = src_port;
     }
     return len;
 }
@@ -199,6 +302,18 @@ tnl_set_lengths(__u8 *hdr, __u32 pkt_len)
     struct udphdr *udp = (void *) (hdr + 14 + 20);
     __be16 tot_len = bpf_htons(pkt_len - 14);
 
+    if (tnl_hdr_is_ipv6(hdr)) {
+        /* No header checksum; the payload length leaves the header out
+         * (netdev_tnl_push_ip_header()). */
+        struct ipv6hdr *ip6 = (void *) (hdr + 14);
+        __be16 plen = bpf_htons(pkt_len - 14 - 40);
+
+        ip6->payload_len = plen;
+        if (ip6->nexthdr == IPPROTO_UDP) {
+            ((struct udphdr *) (ip6 + 1))->len = plen;
+        }
+        return;
+    }
     ip->tot_len = tot_len;
     csum_replace2(&ip->check, 0, tot_len);
     if (ip->protocol == IPPROTO_UDP) {
@@ -265,27 +380,30 @@ xdp_dp_tnl_push__(XDP_PARSE_CTX *ctx, const struct xdp_flow *flow, __u32 i,
     }
     __builtin_memcpy(data + last, h->hdr + last, 32);
 
-    struct udphdr *udp = data + ETH_HLEN + 20;
+    /* Where the UDP header is: after IPv4 or IPv6. */
+    __u32 l4 = tnl_hdr_is_ipv6(h->hdr) ? ETH_HLEN + 40 : ETH_HLEN + 20;
+    struct udphdr *udp = data + l4;
     __u32 udp_len = data_end - (void *) udp;
 
-    if (h->hdr[14 + 9] == IPPROTO_UDP && *(__u16 *) (h->hdr + 40)) {
-        /* The datagram's checksum, over the whole frame: its inner
-         * checksums are whole (a native frame, see "Checksum offload" in
-         * ofproto-xdp/dpif-xdp-upcall.c for where they are not). */
-        __u32 sum = csum_pseudo4(*(__be32 *) (h->hdr + 26),
-                                 *(__be32 *) (h->hdr + 30), IPPROTO_UDP,
-                                 udp_len);
+    if (tnl_hdr_proto(h->hdr) == IPPROTO_UDP
+        && *(__u16 *) (h->hdr + l4 + 6)) {
+        /* The datagram's checksum (always over IPv6, where OVS builds
+         * every UDP tunnel header with one), over the whole frame: its
+         * inner checksums are whole (a native frame, see "Checksum
+         * offload" in ofproto-xdp/dpif-xdp-upcall.c for where they are
+         * not). */
+        __u32 sum = tnl_hdr_pseudo(h->hdr, udp_len);
 
         if ((void *) (udp + 1) > data_end) {
             return -1;
         }
         udp->check = 0;
-        if (xdp_dp_csum_frame__(ctx, ETH_HLEN + 20, udp_len, &sum)) {
+        if (xdp_dp_csum_frame__(ctx, l4, udp_len, &sum)) {
             return -1;
         }
         data = (void *) (long) ctx->data;
         data_end = (void *) (long) ctx->data_end;
-        udp = data + ETH_HLEN + 20;
+        udp = data + l4;
         if ((void *) (udp + 1) > data_end) {
             return -1;
         }
@@ -294,19 +412,6 @@ xdp_dp_tnl_push__(XDP_PARSE_CTX *ctx, const struct xdp_flow *flow, __u32 i,
     return 0;
 }
 #endif
-
-/* The one's-complement sum of the 'n' 16-bit words at 'p'. */
-static __always_inline __u32
-csum_words(const __u16 *p, int n)
-{
-    __u32 s = 0;
-
-#pragma unroll
-    for (int i = 0; i < n; i++) {
-        s += p[i];
-    }
-    return s;
-}
 
 /* The UDP checksum of the datagram of the UDP tunnel header 'h' just
  * pushed onto 'skb' (not a GSO segment), or 0 if it cannot tell.
@@ -378,23 +483,58 @@ tc_tnl_udp_csum(struct __sk_buff *skb, const struct xdp_dp_tnl_hdr *h,
     }
 
     /* The UDP header, its checksum 0, and the tunnel header: a multiple
-     * of 4 bytes (8 for UDP, 8 for VXLAN and Geneve, 4 per option). */
-    __u32 n = len - (ETH_HLEN + 20);
+     * of 4 bytes (8 for UDP, 8 for VXLAN and Geneve, 4 per option).  (Two
+     * branches with constant offsets, so that the verifier sees both
+     * ranges inside 'h'.) */
+    __u32 outer;
+    __u64 n;                    /* 64 bits: no copy to zero-extend. */
     __s64 r;
 
-    if (n > XDP_DP_TNL_MAX_HDR - (ETH_HLEN + 20)) {
-        return 0;
+    if (tnl_hdr_is_ipv6(h->hdr)) {
+        outer = ETH_HLEN + 40;
+        n = len - outer;
+        /* One register for the bound and the call, which clang might
+         * otherwise give an unchecked copy of 'n'. */
+        asm volatile("%[n] &= 0x7f" : [n] "+r"(n));
+        if (n > XDP_DP_TNL_MAX_HDR - (ETH_HLEN + 40)) {
+            return 0;
+        }
+        r = bpf_csum_diff(NULL, 0, (void *) h->hdr + ETH_HLEN + 40, n, 0);
+    } else {
+        outer = ETH_HLEN + 20;
+        n = len - outer;
+        /* One register for the bound and the call, which clang might
+         * otherwise give an unchecked copy of 'n'. */
+        asm volatile("%[n] &= 0x7f" : [n] "+r"(n));
+        if (n > XDP_DP_TNL_MAX_HDR - (ETH_HLEN + 20)) {
+            return 0;
+        }
+        r = bpf_csum_diff(NULL, 0, (void *) h->hdr + ETH_HLEN + 20, n, 0);
     }
-    r = bpf_csum_diff(NULL, 0, (void *) h->hdr + ETH_HLEN + 20, n, 0);
     if (r < 0) {
         return 0;
     }
     sum = csum_add32(sum, r);
     sum = csum_add32(sum, inner);
-    sum = csum_add32(sum, csum_pseudo4(*(__be32 *) (h->hdr + 26),
-                                       *(__be32 *) (h->hdr + 30),
-                                       IPPROTO_UDP,
-                                       skb->len - (ETH_HLEN + 20)));
+    sum = csum_add32(sum, tnl_hdr_pseudo(h->hdr, skb->len - outer));
+    return (__u16) ~csum_fold16(sum) ?: 0xffff;
+}
+
+/* The UDP checksum of the datagram at 'l4' in 'skb', just encapsulated
+ * under the UDP tunnel header 'h' with a checksum of 0, over the whole
+ * datagram as it is; 0 if it cannot be summed (longer than
+ * XDP_DP_CSUM_MAX). */
+static __always_inline __u16
+tc_tnl_udp_csum_whole(struct __sk_buff *skb, const struct xdp_dp_tnl_hdr *h,
+                      __u32 l4)
+{
+    __u32 udp_len = skb->len - l4;
+    __u32 sum = tnl_hdr_pseudo(h->hdr, udp_len);
+
+    if (bpf_skb_pull_data(skb, skb->len)
+        || tc_csum_skb__(skb, l4, udp_len, &sum)) {
+        return 0;
+    }
     return (__u16) ~csum_fold16(sum) ?: 0xffff;
 }
 
@@ -403,13 +543,13 @@ tc_tnl_udp_csum(struct __sk_buff *skb, const struct xdp_dp_tnl_hdr *h,
 static __always_inline int
 tc_tnl_push(struct __sk_buff *skb)
 {
-    __u64 flags = (BPF_F_ADJ_ROOM_FIXED_GSO | BPF_F_ADJ_ROOM_ENCAP_L3_IPV4
-                   | BPF_F_ADJ_ROOM_ENCAP_L2_ETH
+    __u64 flags = (BPF_F_ADJ_ROOM_FIXED_GSO | BPF_F_ADJ_ROOM_ENCAP_L2_ETH
                    | BPF_F_ADJ_ROOM_ENCAP_L2(ETH_HLEN));
     __u32 zero = 0;
     struct xdp_dp_tnl_hdr *h = bpf_map_lookup_elem(&xdp_dp_tnl_hdrs, &zero);
     __u8 inner_eth[ETH_HLEN];
-    __u32 len;
+    __u32 len, l4;
+    __u8 proto;
 
     if (!h) {
         return -1;
@@ -418,7 +558,15 @@ tc_tnl_push(struct __sk_buff *skb)
     if (len < XDP_DP_TNL_MIN_HDR || len > XDP_DP_TNL_MAX_HDR) {
         return -1;
     }
-    flags |= (h->hdr[14 + 9] == IPPROTO_UDP
+    if (tnl_hdr_is_ipv6(h->hdr)) {
+        flags |= BPF_F_ADJ_ROOM_ENCAP_L3_IPV6;
+        l4 = ETH_HLEN + 40;
+    } else {
+        flags |= BPF_F_ADJ_ROOM_ENCAP_L3_IPV4;
+        l4 = ETH_HLEN + 20;
+    }
+    proto = tnl_hdr_proto(h->hdr);
+    flags |= (proto == IPPROTO_UDP
               ? BPF_F_ADJ_ROOM_ENCAP_L4_UDP : BPF_F_ADJ_ROOM_ENCAP_L4_GRE);
     /* The room goes between the Ethernet header and the IP header: the
      * first 'len' bytes then take the outer header, Ethernet included,
@@ -430,9 +578,9 @@ tc_tnl_push(struct __sk_buff *skb)
     tnl_set_lengths(h->hdr, skb->len);
 
     /* The UDP checksum, if the tunnel has them (see above). */
-    int csum = (h->hdr[14 + 9] == IPPROTO_UDP && *(__u16 *) (h->hdr + 40));
+    int csum = proto == IPPROTO_UDP && *(__u16 *) (h->hdr + l4 + 6);
     if (csum) {
-        *(__u16 *) (h->hdr + 40) = 0;
+        *(__u16 *) (h->hdr + l4 + 6) = 0;
     }
     if (bpf_skb_store_bytes(skb, 0, h->hdr, len, 0)
         || bpf_skb_store_bytes(skb, len, inner_eth, sizeof inner_eth, 0)) {
@@ -441,10 +589,18 @@ tc_tnl_push(struct __sk_buff *skb)
     if (csum) {
         __u16 check = skb->gso_size ? 0 : tc_tnl_udp_csum(skb, h, len);
 
+        if (!check && !skb->gso_size && l4 == ETH_HLEN + 40) {
+            /* Over IPv6, where a zero checksum is none, which receivers
+             * refuse unless told to (Linux's udp6zerocsumrx): an inner
+             * packet that tc_tnl_udp_csum() could not tell is one whose
+             * own checksum, if any, is not partial (a fragment, ICMP
+             * inside IPv6 extension headers, another protocol), summed
+             * whole.  GSO segments never come here (XDP_FLOW_F_NO_GSO). */
+            check = tc_tnl_udp_csum_whole(skb, h, l4);
+        }
         if (!check) {
             COUNT(n_tc_tnl_no_csum, 1);
-        } else if (bpf_skb_store_bytes(skb, ETH_HLEN + 20 + 6, &check, 2,
-                                       0)) {
+        } else if (bpf_skb_store_bytes(skb, l4 + 6, &check, 2, 0)) {
             return -1;
         }
     }
@@ -453,20 +609,25 @@ tc_tnl_push(struct __sk_buff *skb)
 
 /* tnl_pop() in XDP (see "Tunnels" in xdp-dp.h).
  *
- * dp_pass() asks xdp_dp_tnl_pop_ok__() before it counts the hit, so that a
- * packet XDP cannot pop goes to ovs-vswitchd as the flow found it (as a
- * ct() miss does).  The checks are those of OVS's pop for the tunnel's
- * type (netdev_vxlan_pop_header(), netdev_geneve_pop_header() and
- * netdev_gre_pop_header(), and the IP and UDP parts before them), less
- * what the underlay flow already matched (IPv4, the protocol, the
- * destination address and port), plus what XDP leaves to OVS: GRE
- * checksums, GRE sequence numbers, Geneve options, anything but Ethernet
- * inside.  A UDP checksum is verified here, over the whole frame, as OVS's
- * udp_extract_tnl_md() does; a partial one (the sending stack left it for
+ * dp_pass() asks tnl_pop_ok() before it counts the hit, so that a packet
+ * XDP cannot pop goes to ovs-vswitchd as the flow found it (as a ct()
+ * miss does).  The checks are those of OVS's pop for the tunnel's type
+ * (netdev_vxlan_pop_header(), netdev_geneve_pop_header() and
+ * netdev_gre_pop_header(), and the IP and UDP parts before them,
+ * netdev_tnl_ip_extract_tnl_md() and udp_extract_tnl_md()), less what the
+ * underlay flow already matched (IPv4 or IPv6, the protocol, the
+ * destination address and port), plus what XDP leaves to OVS: IPv4
+ * options, IPv6 extension headers, GRE checksums, GRE sequence numbers,
+ * Geneve options but one of 4 bytes of data, anything but Ethernet
+ * inside.  A UDP checksum, over IPv4 or IPv6, is verified here, over the
+ * whole frame, as OVS's udp_extract_tnl_md() does (and as there, 0 is no
+ * checksum, over IPv6 too); a partial one (the sending stack left it for
  * the device to finish, the value of the pseudo-header's sum) is taken as
- * good, as the kernel does; a bad one goes to OVS, which drops it.  do_tnl_pop() then takes the tunnel metadata from the
- * outer headers, as OVS's pop would give it, strips them, and sets the
- * packet up to be classified again from the tunnel port: OVS's
+ * good, as the kernel does; a bad one goes to OVS, which drops it.
+ * do_tnl_pop() then takes the tunnel metadata from the outer headers, as
+ * OVS's pop would give it (over IPv6: the addresses, the traffic class
+ * as TOS and the hop limit as TTL), strips them, and sets the packet up
+ * to be classified again from the tunnel port: OVS's
  * pkt_metadata_init_tnl() clears the rest of the metadata (recirculation
  * id, hash, conntrack state), and so does this. */
 
@@ -494,6 +655,7 @@ tnl_fill_key(struct xdp_flow_key *key, const struct tnl_md *tun)
     key->tun_flags = tun->flags;
     __builtin_memcpy(key->tun_opts, tun->opts, XDP_TNL_OPTS_LEN);
     key->tun_opts_len = tun->opts_len;
+    tnl_md_get_ipv6(tun, key->tun_ipv6_src);
 }
 
 /* Whether the UDP checksum of the tunnel packet in 'ctx', whose inner
@@ -504,13 +666,14 @@ tnl_fill_key(struct xdp_flow_key *key, const struct tnl_md *tun)
  * as the kernel's local checksum offload and our TC half
  * (tc_tnl_udp_csum()) do.  On a veth nothing finishes it: such a frame
  * arrives as it was sent, which the receiving stack trusts (the skb says
- * so); XDP checks what can be checked, the headers.  'sum' is the sum of
- * the outer pseudo-header.  A global function. */
+ * so); XDP checks what can be checked, the headers.  'l4_outer' is the
+ * offset of the outer UDP header, after IPv4 or IPv6.  A global
+ * function. */
 __attribute__((noinline)) int
-xdp_dp_tnl_lco_ok__(XDP_PARSE_CTX *ctx, __u32 inner, __u32 sum)
+xdp_dp_tnl_lco_ok__(XDP_PARSE_CTX *ctx, __u32 inner, __u32 l4_outer)
 {
     void *data, *data_end;
-    __u32 pseudo, l4, ofs;
+    __u32 pseudo, l4, ofs, sum;
     __u8 proto, *p;
 
     if (!ctx) {
@@ -519,6 +682,23 @@ xdp_dp_tnl_lco_ok__(XDP_PARSE_CTX *ctx, __u32 inner, __u32 sum)
     asm volatile("%[inner] &= 0x7f" : [inner] "+r"(inner));
     data = (void *) (long) ctx->data;
     data_end = (void *) (long) ctx->data_end;
+    /* The outer pseudo-header's sum. */
+    if (data + ETH_HLEN + 40 > data_end) {
+        return 0;
+    }
+    if (l4_outer == ETH_HLEN + 40) {
+        const struct ipv6hdr *ip6 = data + ETH_HLEN;
+
+        sum = csum_pseudo6((const __u8 *) &ip6->saddr, IPPROTO_UDP,
+                           bpf_ntohs(ip6->payload_len));
+    } else if (l4_outer == ETH_HLEN + 20) {
+        const struct iphdr *ip = data + ETH_HLEN;
+
+        sum = csum_pseudo4(ip->saddr, ip->daddr, IPPROTO_UDP,
+                           bpf_ntohs(ip->tot_len) - 20);
+    } else {
+        return 0;
+    }
     p = data + inner;
     if ((void *) (p + ETH_HLEN + 20) > data_end) {
         return 0;
@@ -563,7 +743,8 @@ xdp_dp_tnl_lco_ok__(XDP_PARSE_CTX *ctx, __u32 inner, __u32 sum)
         || *(__u16 *) (data + ofs) != csum_fold16(pseudo)) {
         return 0;
     }
-    if (xdp_dp_csum_frame__(ctx, ETH_HLEN + 20, l4 - (ETH_HLEN + 20), &sum)) {
+    if (l4_outer > l4 || xdp_dp_csum_frame__(ctx, l4_outer, l4 - l4_outer,
+                                              &sum)) {
         return 0;
     }
     sum = csum_add32(sum, (__u16) ~csum_fold16(pseudo));
@@ -583,10 +764,50 @@ xdp_dp_tnl_lco_ok__(XDP_PARSE_CTX *ctx, __u32 inner, __u32 sum)
     ((SKB_ONLY) && (CTX)->data_end - (CTX)->data > 1514)
 #endif
 
+/* Whether the frame inside the tunnel packet in 'ctx', whose outer L4
+ * header is at 'l4' and inner frame at 'inner', can be popped by this
+ * program.  The TC pipeline pops with bpf_skb_adjust_room(), which keeps
+ * at least an IPv6 header's worth after the outer Ethernet header of an
+ * skb whose outer protocol is IPv6 unless it is told that the inner one
+ * is IPv4 or IPv6 (BPF_F_ADJ_ROOM_DECAP_L3_*): there, a frame over IPv6
+ * with anything else inside (ARP, mostly) goes to ovs-vswitchd. */
+static __always_inline int
+tnl_pop_inner_ok(XDP_PARSE_CTX *ctx, __u32 l4, __u32 inner)
+{
+#ifdef XDP_DP_SKB_PIPELINE
+    if (l4 == ETH_HLEN + 40) {
+        void *data = (void *) (long) ctx->data;
+        void *data_end = (void *) (long) ctx->data_end;
+        const __be16 *type;
+
+        asm volatile("%[inner] &= 0x7f" : [inner] "+r"(inner));
+        type = data + inner + 12;
+        if ((void *) (type + 1) > data_end) {
+            return 0;
+        }
+        return (*type == bpf_htons(ETH_P_IP)
+                || *type == bpf_htons(ETH_P_IPV6));
+    }
+#endif
+    return 1;
+}
+
+/* What xdp_dp_tnl_pop_ok__() returns for a packet whose UDP checksum is
+ * wrong for the frame as it is, but may be right once the inner checksum
+ * is finished: ORed with the offsets of the inner frame (bits 8 to 15)
+ * and of the outer UDP header (from bit 16), for xdp_dp_tnl_lco_ok__(). */
+#define XDP_DP_TNL_POP_LCO 2
+
 /* Whether XDP can pop the tunnel header of the packet in 'ctx', whose key
- * is 'key', for tunnel port 'port'.  'skb_only': the packet arrived in
- * generic mode, where a frame longer than an Ethernet MTU is a GSO
- * segment, whose skb would keep describing the outer headers. */
+ * is 'key', for tunnel port 'port': 1 or 0, or XDP_DP_TNL_POP_LCO (see
+ * above).  'skb_only': the packet arrived in generic mode, where a frame
+ * longer than an Ethernet MTU is a GSO segment, whose skb would keep
+ * describing the outer headers.  The outer header is IPv4 without options
+ * or IPv6 without extension headers (OVS's pop also takes those, from
+ * where flow_extract() found the L4 header; XDP leaves them to it).
+ * Callers use tnl_pop_ok(), which calls xdp_dp_tnl_lco_ok__() after this
+ * one rather than from it: the stack of such a chain of global functions
+ * is counted whole against the verifier's 512 bytes. */
 __attribute__((noinline)) int
 xdp_dp_tnl_pop_ok__(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key,
                     __u32 port, __u32 skb_only)
@@ -595,102 +816,165 @@ xdp_dp_tnl_pop_ok__(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key,
     void *data_end = (void *) (long) ctx->data_end;
     struct xdp_dp_port *p = bpf_map_lookup_elem(&xdp_dp_ports, &port);
     const __u8 *b = data;
+    __u32 l4, len, sum, inner;
 
-    if (!key || !p || !p->tnl_type
-        || key->eth_type != bpf_htons(ETH_P_IP) || key->nw_frag
+    if (!key || !p || !p->tnl_type || key->nw_frag
         || key->vlans[0].tci || XDP_DP_TNL_MAY_BE_GSO(ctx, skb_only)) {
         return 0;
     }
     /* The longest header checked, and an inner Ethernet header. */
-    if (data + XDP_GENEVE_HLEN + XDP_TNL_OPTS_LEN + ETH_HLEN > data_end
-        || b[ETH_HLEN] != 0x45) {                  /* IPv4, no options. */
+    if (data + XDP_GENEVE_HLEN + 20 + XDP_TNL_OPTS_LEN + ETH_HLEN
+        > data_end) {
+        return 0;
+    }
+    const struct iphdr *ip = data + ETH_HLEN;
+    const struct ipv6hdr *ip6 = data + ETH_HLEN;
+
+    if (key->eth_type == bpf_htons(ETH_P_IP)) {
+        if (b[ETH_HLEN] != 0x45) {             /* IPv4, no options. */
+            return 0;
+        }
+        l4 = ETH_HLEN + 20;
+    } else if (key->eth_type == bpf_htons(ETH_P_IPV6)) {
+        /* No extension header: the next header is the tunnel's. */
+        if (b[ETH_HLEN] >> 4 != 6 || ip6->nexthdr != key->nw_proto) {
+            return 0;
+        }
+        l4 = ETH_HLEN + 40;
+    } else {
         return 0;
     }
     if (p->tnl_type == XDP_DP_TNL_GRE) {
-        const __be16 *greh = data + ETH_HLEN + 20;
+        const __be16 *greh = data + l4;
 
         return (key->nw_proto == IPPROTO_GRE
                 && (greh[0] == 0 || greh[0] == bpf_htons(XDP_GRE_KEY))
-                && greh[1] == bpf_htons(XDP_ETH_P_TEB));
+                && greh[1] == bpf_htons(XDP_ETH_P_TEB)
+                && tnl_pop_inner_ok(ctx, l4, l4 + 4 + (greh[0] ? 4 : 0)));
     }
 
-    const struct udphdr *udp = data + ETH_HLEN + 20;
+    const struct udphdr *udp = data + l4;
     const __be32 *th = (const void *) (udp + 1);
     const __u8 *gnh = (const void *) (udp + 1);
-    const struct iphdr *ip = data + ETH_HLEN;
 
     if (key->nw_proto != IPPROTO_UDP) {
         return 0;
     }
-    if (udp->check) {
-        __u32 len = bpf_ntohs(ip->tot_len) - 20;
-        __u32 pseudo = csum_pseudo4(ip->saddr, ip->daddr, IPPROTO_UDP, len);
-        __u32 sum = pseudo;
-        /* Where the inner frame starts: after VXLAN's header, or Geneve's
-         * and its options (at most one, checked below). */
-        __u32 inner = ETH_HLEN + 20 + 8 + 8;
-
-        if (p->tnl_type == XDP_DP_TNL_GENEVE) {
-            inner += (gnh[0] & 0x3f) * 4;
-        }
-
-        if (udp->check != csum_fold16(pseudo)
-            && (xdp_dp_csum_frame__(ctx, ETH_HLEN + 20, len, &sum)
-                || csum_fold16(sum) != 0xffff)
-            && !xdp_dp_tnl_lco_ok__(ctx, inner, pseudo)) {
-            return 0;
-        }
-        data = (void *) (long) ctx->data;
-        data_end = (void *) (long) ctx->data_end;
-        udp = data + ETH_HLEN + 20;
-        th = (const void *) (udp + 1);
-        gnh = (const void *) (udp + 1);
-        if ((void *) (gnh + 8 + XDP_TNL_OPTS_LEN) > data_end) {
-            return 0;
-        }
-    }
+    /* The tunnel's header, and where the inner frame starts: after
+     * VXLAN's header, or Geneve's and its option. */
+    inner = l4 + 8 + 8;
     if (p->tnl_type == XDP_DP_TNL_GENEVE) {
         /* Version 0, Ethernet inside, and no option, or one with 4 bytes
          * of data (its length field, in 4-byte words, says 1). */
-        return ((gnh[0] == 0
-                 || (gnh[0] == XDP_GENEVE_OPT_WORDS
-                     && (gnh[8 + 3] & 0x1f) == 1))
-                && *(const __be16 *) (gnh + 2) == bpf_htons(XDP_ETH_P_TEB));
+        if (!((gnh[0] == 0
+               || (gnh[0] == XDP_GENEVE_OPT_WORDS
+                   && (gnh[8 + 3] & 0x1f) == 1))
+              && *(const __be16 *) (gnh + 2) == bpf_htons(XDP_ETH_P_TEB))) {
+            return 0;
+        }
+        inner += gnh[0] * 4;
+    } else if (!(p->tnl_type == XDP_DP_TNL_VXLAN
+                 && th[0] == bpf_htonl(XDP_VXLAN_FLAGS)
+                 && !(th[1] & bpf_htonl(0xff)))) {
+        return 0;
     }
-    return (p->tnl_type == XDP_DP_TNL_VXLAN
-            && th[0] == bpf_htonl(XDP_VXLAN_FLAGS)
-            && !(th[1] & bpf_htonl(0xff)));
+    if (!tnl_pop_inner_ok(ctx, l4, inner)) {
+        return 0;
+    }
+
+    /* The UDP checksum, verified over the whole frame as OVS's pop
+     * (udp_extract_tnl_md()) does, if there is one: over IPv6 too, a zero
+     * checksum is none, which OVS's pop takes, and so does this.  One
+     * that holds the pseudo-header's sum is partial, left for the device
+     * to finish: taken as good, as the kernel does. */
+    if (!udp->check) {
+        return 1;
+    }
+    if (l4 == ETH_HLEN + 40) {
+        len = bpf_ntohs(ip6->payload_len);
+        sum = csum_pseudo6((const __u8 *) &ip6->saddr, IPPROTO_UDP, len);
+    } else {
+        len = bpf_ntohs(ip->tot_len) - 20;
+        sum = csum_pseudo4(ip->saddr, ip->daddr, IPPROTO_UDP, len);
+    }
+    if (udp->check == csum_fold16(sum)) {
+        return 1;
+    }
+    if (!xdp_dp_csum_frame__(ctx, l4, len, &sum)
+        && csum_fold16(sum) == 0xffff) {
+        return 1;
+    }
+    return XDP_DP_TNL_POP_LCO | inner << 8 | l4 << 16;
+}
+
+/* Whether XDP can pop the tunnel header of the packet in 'ctx' (see
+ * xdp_dp_tnl_pop_ok__()). */
+static __always_inline int
+tnl_pop_ok(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key, __u32 port,
+           __u32 skb_only)
+{
+    int ok = xdp_dp_tnl_pop_ok__(ctx, key, port, skb_only);
+
+    if (ok & XDP_DP_TNL_POP_LCO) {
+        ok = xdp_dp_tnl_lco_ok__(ctx, (ok >> 8) & 0xff, ok >> 16);
+    }
+    return ok;
 }
 
 /* Takes the tunnel metadata of the packet in 'ctx', with key 'key'
  * (checked by xdp_dp_tnl_pop_ok__()), into 'md', as OVS's pop would give
- * it.  Returns the length of the headers to strip, or -1. */
+ * it (netdev_tnl_ip_extract_tnl_md(): over IPv6, the traffic class as the
+ * TOS, the hop limit as the TTL, and no don't-fragment flag).  Returns the
+ * length of the headers to strip, or -1. */
 static __always_inline int
 tnl_pop_md(XDP_PARSE_CTX *ctx, struct pkt_md *md,
            const struct xdp_flow_key *key)
 {
     void *data = (void *) (long) ctx->data;
     void *data_end = (void *) (long) ctx->data_end;
+    int ip6 = key->eth_type == bpf_htons(ETH_P_IPV6);
+    __u32 l4 = ip6 ? ETH_HLEN + 40 : ETH_HLEN + 20;
     struct iphdr *ip = data + ETH_HLEN;
-    __be32 *th = data + ETH_HLEN + 20 + 8;
-    __be16 *greh = data + ETH_HLEN + 20;
+    __be32 *th = data + l4 + 8;
+    __be16 *greh = data + l4;
     __u8 *opt = (__u8 *) (th + 2);
     __u32 hlen;
 
-    if ((void *) (opt + XDP_TNL_OPTS_LEN) > data_end) {
+    if ((void *) (opt + XDP_TNL_OPTS_LEN) > data_end
+        || (void *) (ip + 1) > data_end) {
         return -1;
     }
-    md->tun.src = key->nw_src;
-    md->tun.dst = key->nw_dst;
     md->tun.tos = key->nw_tos;
     md->tun.ttl = key->nw_ttl;
-    md->tun.flags = (ip->frag_off & bpf_htons(0x4000)
-                     ? XDP_TNL_F_DONT_FRAGMENT : 0);
+    if (ip6) {
+        __u32 zero = 0;
+        struct xdp_dp_tnl_addrs *a = bpf_map_lookup_elem(&xdp_dp_tnl_addrs,
+                                                         &zero);
+
+        if (!a) {
+            return -1;
+        }
+        __builtin_memcpy(a->src, key->ipv6_src, 16);
+        __builtin_memcpy(a->dst, key->ipv6_dst, 16);
+        md->tun.src = 0;
+        md->tun.dst = 0;
+        md->tun.ipv6 = 1;
+        md->tun.flags = 0;
+    } else {
+        md->tun.src = key->nw_src;
+        md->tun.dst = key->nw_dst;
+        md->tun.ipv6 = 0;
+        md->tun.flags = (ip->frag_off & bpf_htons(0x4000)
+                         ? XDP_TNL_F_DONT_FRAGMENT : 0);
+    }
     __builtin_memset(md->tun.opts, 0, XDP_TNL_OPTS_LEN);
     md->tun.opts_len = 0;
+    /* The headers before the tunnel's own, less those of IPv4, which the
+     * lengths below count. */
+    hlen = l4 - (ETH_HLEN + 20);
     if (key->nw_proto == IPPROTO_GRE) {
         /* OVS's GRE pop: the key, if any, is the tunnel id; no ports. */
-        hlen = XDP_GRE_HLEN;
+        hlen += XDP_GRE_HLEN;
         md->tun.id = 0;
         if (greh[0] == bpf_htons(XDP_GRE_KEY)) {
             md->tun.id = bpf_cpu_to_be64((__u64) bpf_ntohl(
@@ -702,7 +986,7 @@ tnl_pop_md(XDP_PARSE_CTX *ctx, struct pkt_md *md,
         md->tun.tp_dst = 0;
     } else {
         /* VXLAN and Geneve put the VNI in the same place. */
-        hlen = XDP_VXLAN_HLEN;
+        hlen += XDP_VXLAN_HLEN;
         md->tun.id = bpf_cpu_to_be64(bpf_ntohl(th[1]) >> 8);
         md->tun.flags |= XDP_TNL_F_KEY;
         /* Geneve's O flag; in VXLAN that byte is 0 (checked). */
@@ -723,7 +1007,7 @@ tnl_pop_md(XDP_PARSE_CTX *ctx, struct pkt_md *md,
         }
         md->tun.tp_src = key->tp_src;
         md->tun.tp_dst = key->tp_dst;
-        if (((struct udphdr *) (ip + 1))->check) {
+        if (((struct udphdr *) greh)->check) {
             md->tun.flags |= XDP_TNL_F_CSUM;    /* As OVS's pop sets it. */
         }
     }
@@ -779,7 +1063,7 @@ do_tnl_pop(XDP_PARSE_CTX *skb, struct pkt_md *md,
     __u8 inner_eth[ETH_HLEN];
     __u64 flags = 0;
 
-    if (hlen < 0 || hlen > XDP_GENEVE_HLEN + XDP_TNL_OPTS_LEN
+    if (hlen < 0 || hlen > XDP_GENEVE_HLEN + 20 + XDP_TNL_OPTS_LEN
         || bpf_skb_load_bytes(skb, hlen, inner_eth, sizeof inner_eth)) {
         return -1;
     }

@@ -164,7 +164,8 @@ upcall(struct xdp_md *ctx, __u32 type, const struct pkt_md *md,
         COUNT(n_lost, 1);
         return XDP_DROP;
     }
-    if (md->skb_only && !md->tun.dst && !stack_drops_frame(ctx)) {
+    if (md->skb_only && !tnl_md_is_set(&md->tun)
+        && !stack_drops_frame(ctx)) {
         /* The TC half makes the upcall, with the skb's GSO size (see
          * XDP_DP_SKB_META_F_UPCALL).  Not for a packet that XDP popped
          * out of a tunnel: the skb's metadata has no room for its tunnel
@@ -733,7 +734,7 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             }
             break;
         case XDP_DP_ACTION_TNL_POP:
-            /* dp_pass() checked it with xdp_dp_tnl_pop_ok__(). */
+            /* dp_pass() checked it with tnl_pop_ok(). */
             if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_POP))
                 && !do_tnl_pop(ctx, md, key, a->tnl_pop.port)) {
                 COUNT(n_tnl_pop, 1);
@@ -768,6 +769,14 @@ needs_slow_path(struct xdp_md *ctx, const struct xdp_flow *flow,
     if (flow->flags & XDP_FLOW_F_SLOW_PATH
         || (xdp_dp_cfg.enabled
             && flow->action_bits & ~xdp_dp_cfg.action_bits)) {
+        return 1;
+    }
+    /* A UDP tunnel over IPv6 needs a checksum, which the TC half cannot
+     * make for a GSO segment (see xdp-dp-tnl.h); a frame that may be one
+     * goes to ovs-vswitchd, which cuts it first. */
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_PUSH))
+        && flow->flags & XDP_FLOW_F_NO_GSO
+        && XDP_DP_TNL_MAY_BE_GSO(ctx, md->skb_only)) {
         return 1;
     }
     /* A rewrite of IP fields in a packet whose IP header the parser did
@@ -887,7 +896,8 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf,
     if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && md->ct) {
         ct_fill_key(key, md->ct);
     }
-    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_POP)) && md->tun.dst) {
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_POP))
+        && tnl_md_is_set(&md->tun)) {
         tnl_fill_key(key, &md->tun);
     }
     if (info->flags & XDP_PARSE_F_INCOMPLETE) {
@@ -955,8 +965,8 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf,
     /* So does a tnl_pop check that XDP can pop the packet. */
     if (!slow && HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_POP))
         && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_TNL_POP)
-        && !xdp_dp_tnl_pop_ok__(ctx, key, flow->actions[0].tnl_pop.port,
-                                md->skb_only)) {
+        && !tnl_pop_ok(ctx, key, flow->actions[0].tnl_pop.port,
+                       md->skb_only)) {
         slow = 1;
     }
     if (slow) {

@@ -16,8 +16,10 @@
  * in Open vSwitch's 'struct flow' mean (lib/flow.c, flow_extract()), byte
  * order included: network order for packet fields, host order for
  * metadata.  A megaflow is a (key, mask) pair of this structure; a packet
- * matches it when (packet key & mask) == key.  The layout is 25 64-bit
- * words, without holes, so that masking is word by word.
+ * matches it when (packet key & mask) == key.  The layout is 29 64-bit
+ * words, without holes, so that masking is word by word.  (A subtable
+ * whose mask leaves a word out costs nothing for it: a compiled subtable
+ * hashes only the words its mask touches, see "Compiled programs".)
  *
  * The conntrack fields (ct_*) are those that OVS's ct() action gives a
  * packet; they are zero on arrival and set by an XDP_DP_ACTION_CT that
@@ -38,7 +40,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 19
+#define XDP_DP_ABI_VERSION 20
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -106,9 +108,10 @@ struct xdp_flow_key {
     __be32 igmp_group_ip4;      /* IGMP group, or ND reserved field. */
 
     /* Tunnel metadata, as in OVS's 'struct flow_tnl': what a tnl_pop in
-     * XDP gave the packet (see "Tunnels"), zero otherwise.  IPv4 outer
-     * headers only, and at most one Geneve option of 4 bytes of data (as
-     * OVN sends): a megaflow matching more is not offered to XDP. */
+     * XDP gave the packet (see "Tunnels"), zero otherwise.  Outer IPv4 or
+     * IPv6 addresses (the others zero, as in OVS), and at most one Geneve
+     * option of 4 bytes of data (as OVN sends): a megaflow matching more
+     * is not offered to XDP. */
     __be64 tun_id;              /* Tunnel id (VXLAN VNI). */
     __be32 tun_src;             /* Outer IPv4 source... */
     __be32 tun_dst;             /* ...and destination. */
@@ -122,6 +125,8 @@ struct xdp_flow_key {
                                          * tun_metadata)... */
     __u8 tun_opts_len;          /* ...and its length: 0 or 8. */
     __u8 pad3[7];               /* Must be zero. */
+    __u8 tun_ipv6_src[16];      /* Outer IPv6 source... */
+    __u8 tun_ipv6_dst[16];      /* ...and destination. */
 };
 
 /* Tunnel flags, with the values of OVS's FLOW_TNL_F_*. */
@@ -135,8 +140,8 @@ struct xdp_flow_key {
 /* The layout the comment above promises, checked where this header is
  * compiled: by clang for the programs and by the C compiler for
  * ovs-vswitchd, so that the two never disagree on the key. */
-_Static_assert(sizeof(struct xdp_flow_key) == 25 * 8,
-               "struct xdp_flow_key is 25 64-bit words");
+_Static_assert(sizeof(struct xdp_flow_key) == 29 * 8,
+               "struct xdp_flow_key is 29 64-bit words");
 #define XDP_FLOW_KEY_WORDS32 (sizeof(struct xdp_flow_key) / 4)
 
 /* XDP actions. */
@@ -284,32 +289,39 @@ struct xdp_dp_action {
  * OVS's native tunneling gives a flow that sends into a tunnel the action
  * tnl_push(header, ...), with the whole outer header prebuilt: Ethernet,
  * IP, UDP and the tunnel's own header.  XDP_DP_ACTION_TNL_PUSH runs it for
- * UDP tunnels (VXLAN, VXLAN-GPE, Geneve) over IPv4 without a UDP checksum,
- * which is how OVS builds them unless told otherwise, and for GRE over
- * IPv4 without a GRE checksum or sequence number (a key is fine); others
- * stay in ovs-vswitchd.  The header is held by the XDP_DP_ACTION_DATA
- * actions that follow, 32 bytes each: all but the last hold bytes 0-31,
- * 32-63, ..., and the last the header's last 32 bytes (overlapping the one
- * before), so that the program copies it with fixed-size moves.  The
- * program fills in what depends on the packet: the outer IP total length
- * and checksum (the prebuilt one is for a total length of 0, as OVS leaves
- * it), and for UDP tunnels the UDP length and the UDP source port from the
- * packet's hash.  A packet that arrived in generic mode may be a GSO segment, which only
- * the skb can encapsulate as such: XDP leaves the finished header in
- * xdp_dp_tnl_hdrs and its TC half pushes it with bpf_skb_adjust_room() and
- * the UDP or GRE tunnel GSO flags (XDP_DP_SKB_META_F_TNL_PUSH). */
+ * UDP tunnels (VXLAN, VXLAN-GPE, Geneve), with or without a UDP checksum,
+ * and for GRE without a GRE checksum or sequence number (a key is fine),
+ * over IPv4 without options or IPv6 without extension headers (which is
+ * how OVS builds them); others stay in ovs-vswitchd.  The header is held
+ * by the XDP_DP_ACTION_DATA actions that follow, 32 bytes each: all but
+ * the last hold bytes 0-31, 32-63, ..., and the last the header's last 32
+ * bytes (overlapping the one before), so that the program copies it with
+ * fixed-size moves.  The program fills in what depends on the packet: the
+ * outer IPv4 total length and checksum (the prebuilt one is for a total
+ * length of 0, as OVS leaves it) or IPv6 payload length, and for UDP
+ * tunnels the UDP length, the UDP source port from the packet's hash and
+ * the UDP checksum if the header has one (OVS gives every UDP tunnel over
+ * IPv6 one).  A packet that arrived in generic mode may be a GSO segment,
+ * which only the skb can encapsulate as such: XDP leaves the finished
+ * header in xdp_dp_tnl_hdrs and its TC half pushes it with
+ * bpf_skb_adjust_room() and the UDP or GRE tunnel GSO flags
+ * (XDP_DP_SKB_META_F_TNL_PUSH).  The kernel makes the UDP checksums of the
+ * pieces of such a segment only if asked, which bpf_skb_adjust_room()
+ * cannot do: over IPv4 they go without one; over IPv6, where receivers
+ * refuse that, the flow is XDP_FLOW_F_NO_GSO and such a packet goes to
+ * ovs-vswitchd (see xdp-dp-tnl.h). */
 /*
  * XDP_DP_ACTION_TNL_POP, on the underlay bridge's flow for the packets
- * addressed to a tunnel endpoint, runs in XDP over IPv4 without options,
- * for VXLAN (not VXLAN-GPE) and Geneve without a UDP checksum, Geneve
- * without options (OVS's tun_metadata, which the key does not carry), and
- * GRE with Ethernet inside and neither checksum nor sequence number; for
- * others, and for a frame of a generic-mode port too long to be anything
- * but a GSO segment, the flow goes to ovs-vswitchd.  The program checks the outer headers as
- * OVS's pop does, strips them, gives the packet the tunnel metadata that
- * OVS's pop would (the key's tun_* fields, carried in the packet's
- * metadata), makes the tunnel port its input port and classifies it
- * again, as dpif-netdev does. */
+ * addressed to a tunnel endpoint, runs in XDP over IPv4 without options
+ * and IPv6 without extension headers, for VXLAN (not VXLAN-GPE), Geneve
+ * with no option or one of 4 bytes of data, and GRE with Ethernet inside
+ * and neither checksum nor sequence number, with the UDP checksum, if
+ * any, verified; for others, and for a frame of a generic-mode port too
+ * long to be anything but a GSO segment, the flow goes to ovs-vswitchd.
+ * The program checks the outer headers as OVS's pop does, strips them,
+ * gives the packet the tunnel metadata that OVS's pop would (the key's
+ * tun_* fields, carried in the packet's metadata), makes the tunnel port
+ * its input port and classifies it again, as dpif-netdev does. */
 #define XDP_DP_TNL_MIN_HDR 38   /* Ethernet, IPv4, GRE. */
 #define XDP_DP_TNL_MAX_HDR 96   /* Three XDP_DP_ACTION_DATA. */
 
@@ -333,6 +345,10 @@ struct xdp_dp_tnl_hdr {
 
 /* Flow flags. */
 #define XDP_FLOW_F_SLOW_PATH (1 << 0)   /* Execute in ovs-vswitchd. */
+#define XDP_FLOW_F_NO_GSO (1 << 1)      /* Execute in ovs-vswitchd a packet
+                                         * that may be a GSO segment: its
+                                         * tnl_push is of a UDP tunnel over
+                                         * IPv6 (see "Tunnels"). */
 
 /* The value of a flow table entry. */
 struct xdp_flow {
@@ -472,7 +488,7 @@ struct xdp_dp_peer {
 /* Tunnel ports whose tnl_pop runs in XDP. */
 #define XDP_DP_TNL_VXLAN 1
 #define XDP_DP_TNL_GENEVE 2     /* Without options. */
-#define XDP_DP_TNL_GRE 3        /* Over IPv4, Ethernet inside, no
+#define XDP_DP_TNL_GRE 3        /* GRE and ip6gre: Ethernet inside, no
                                  * checksum or sequence number. */
 
 /* Values of xdp_dp_in_ports: the datapath port number of the ingress
@@ -847,8 +863,9 @@ struct xdp_dp_upcall {
     __u32 ifindex;              /* OUTPUT by the TC half: the device to
                                  * send to, instead of 'slot'; else 0. */
     __be64 tun_id;              /* The tunnel metadata that a tnl_pop in */
-    __be32 tun_src;             /* XDP gave the packet, if 'tun_dst' is */
-    __be32 tun_dst;             /* not zero: the key's tun_* fields. */
+    __be32 tun_src;             /* XDP gave the packet, if 'tun_dst' or */
+    __be32 tun_dst;             /* 'tun_ipv6_dst' is not zero: the key's
+                                 * tun_* fields. */
     __be16 tun_tp_src;
     __be16 tun_tp_dst;
     __u8 tun_tos;
@@ -857,6 +874,8 @@ struct xdp_dp_upcall {
     __u8 tun_opts[XDP_TNL_OPTS_LEN];    /* The Geneve option, if... */
     __u8 tun_opts_len;          /* ...this is 8, else 0. */
     __u8 pad2[7];               /* Zero. */
+    __u8 tun_ipv6_src[16];      /* The outer IPv6 addresses, if the */
+    __u8 tun_ipv6_dst[16];      /* tunnel's underlay is IPv6. */
 };
 
 /* Connection cache

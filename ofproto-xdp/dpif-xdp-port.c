@@ -465,9 +465,10 @@ write_tnl_port(struct dp_xdp *dp, const struct dp_xdp_port *port)
         value.tnl_type = XDP_DP_TNL_VXLAN;
     } else if (!strcmp(port->type, "geneve")) {
         value.tnl_type = XDP_DP_TNL_GENEVE;
-    } else if (!strcmp(port->type, "gre")
+    } else if ((!strcmp(port->type, "gre") || !strcmp(port->type, "ip6gre"))
                && cfg->pt_mode != NETDEV_PT_LEGACY_L3) {
-        /* Ethernet inside (legacy_l2, the default, or ptap). */
+        /* Ethernet inside (legacy_l2, the default, or ptap); over IPv4 or
+         * IPv6, which the program tells from the packet. */
         value.tnl_type = XDP_DP_TNL_GRE;
     }
     if (bpf_map_update_elem(bpf_map__fd(dp->skel->maps.xdp_dp_ports),

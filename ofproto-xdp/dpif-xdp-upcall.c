@@ -1263,13 +1263,24 @@ upcall_restore_md(struct dp_xdp *dp, const struct xdp_dp_upcall *up,
     md->recirc_id = up->recirc_id;
     md->dp_hash = up->dp_hash;
     dp_xdp_ctcache_restore_md(dp->ctcache, up->ct, md);
-    if (up->tun_dst) {
+    if (up->tun_dst || !is_all_zeros(up->tun_ipv6_dst,
+                                     sizeof up->tun_ipv6_dst)) {
         /* What netdev_vxlan_pop_header(), netdev_geneve_pop_header() or
          * netdev_gre_pop_header() would have given it; XDP's tunnel flags
-         * are OVS's (datapath/xdp-dp.h). */
+         * are OVS's (datapath/xdp-dp.h).  Over IPv6, 'tun_src' and
+         * 'tun_dst' are zero, as netdev_tnl_ip_extract_tnl_md() leaves
+         * them.  pkt_metadata_init() zeroes only the destinations, which
+         * OVS's pop follows with pkt_metadata_init_tnl(): the rest (GBP,
+         * the options' length and map) is zeroed here as there, or
+         * flow_extract() would copy whatever the packet's buffer held. */
+        memset(&md->tunnel, 0, offsetof(struct flow_tnl, metadata.opts));
         md->tunnel.tun_id = up->tun_id;
         md->tunnel.ip_src = up->tun_src;
         md->tunnel.ip_dst = up->tun_dst;
+        memcpy(&md->tunnel.ipv6_src, up->tun_ipv6_src,
+               sizeof md->tunnel.ipv6_src);
+        memcpy(&md->tunnel.ipv6_dst, up->tun_ipv6_dst,
+               sizeof md->tunnel.ipv6_dst);
         md->tunnel.tp_src = up->tun_tp_src;
         md->tunnel.tp_dst = up->tun_tp_dst;
         md->tunnel.ip_tos = up->tun_tos;

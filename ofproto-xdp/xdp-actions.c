@@ -325,14 +325,15 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
  * XDP_DP_ACTION_TNL_PUSH, and the XDP_DP_ACTION_DATA after it that hold
  * its header (see "Tunnels" in datapath/xdp-dp.h), with at most 'room'
  * actions.  XDP runs the push of UDP tunnels (VXLAN, VXLAN-GPE, Geneve)
- * over IPv4, with or without UDP checksums (datapath/xdp-dp-tnl.h), and
- * of GRE over IPv4 with Ethernet inside and neither checksum nor sequence
- * number; other tunnels, and a header that does not fit, stay in
- * ovs-vswitchd, with the reason in 'why' (if nonnull).
- * Returns the number of actions used, or 0. */
+ * over IPv4 or IPv6, with or without UDP checksums (datapath/xdp-dp-tnl.h),
+ * and of GRE over IPv4 or IPv6 with Ethernet inside and neither checksum
+ * nor sequence number; other tunnels, and a header that does not fit, stay
+ * in ovs-vswitchd, with the reason in 'why' (if nonnull).  Sets '*no_gso'
+ * if the push cannot run in XDP on a GSO segment (a UDP tunnel over IPv6:
+ * see XDP_FLOW_F_NO_GSO).  Returns the number of actions used, or 0. */
 static size_t
 xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
-                     size_t room, struct ds *why)
+                     size_t room, bool *no_gso, struct ds *why)
 {
     size_t base = offsetof(struct ovs_action_push_tnl, header);
     const struct ovs_action_push_tnl *data = nl_attr_get(a);
@@ -340,7 +341,12 @@ xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
     const char *bad = NULL;
     size_t n_data;
 
-    bool gre = data->tnl_type == OVS_VPORT_TYPE_GRE;
+    /* OVS builds GRE over IPv6 for port types "ip6gre" and "gre" alike,
+     * and says which in 'tnl_type' (netdev_gre_build_header()). */
+    bool ip6 = hdr[12] == 0x86 && hdr[13] == 0xdd;
+    bool gre = (data->tnl_type == (ip6 ? OVS_VPORT_TYPE_IP6GRE
+                                   : OVS_VPORT_TYPE_GRE));
+    size_t l4 = ETH_HEADER_LEN + (ip6 ? IPV6_HEADER_LEN : IP_HEADER_LEN);
 
     if (nl_attr_get_size(a) < base
         || nl_attr_get_size(a) != base + data->header_len) {
@@ -349,15 +355,20 @@ xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
                && data->tnl_type != OVS_VPORT_TYPE_GENEVE && !gre) {
         bad = "to a tunnel other than VXLAN, Geneve or GRE";
     } else if (data->header_len < XDP_DP_TNL_MIN_HDR
-               || data->header_len > XDP_DP_TNL_MAX_HDR) {
+               || data->header_len > XDP_DP_TNL_MAX_HDR
+               || data->header_len < l4 + (gre ? 4 : UDP_HEADER_LEN)) {
         bad = "with a header too short or too long";
-    } else if (hdr[12] != 0x08 || hdr[13] != 0x00 || hdr[14] != 0x45
-               || hdr[23] != (gre ? IPPROTO_GRE : IPPROTO_UDP)) {
-        /* Ethernet, then IPv4 without options, then UDP or GRE: where
-         * xdp-dp-tnl.h looks for the lengths and the source port. */
-        bad = "over a network other than IPv4";
-    } else if (gre && (hdr[34] & 0x90 || hdr[36] != 0x65
-                       || hdr[37] != 0x58)) {
+    } else if (ip6
+               ? (hdr[14] >> 4 != 6
+                  || hdr[20] != (gre ? IPPROTO_GRE : IPPROTO_UDP))
+               : (hdr[12] != 0x08 || hdr[13] != 0x00 || hdr[14] != 0x45
+                  || hdr[23] != (gre ? IPPROTO_GRE : IPPROTO_UDP))) {
+        /* Ethernet, then IPv4 without options or IPv6 without extension
+         * headers, then UDP or GRE: where xdp-dp-tnl.h looks for the
+         * lengths and the source port. */
+        bad = "over a network other than IPv4 or IPv6";
+    } else if (gre && (hdr[l4] & 0x90 || hdr[l4 + 2] != 0x65
+                       || hdr[l4 + 3] != 0x58)) {
         /* The C and S flags: a checksum over the packet, or a sequence
          * number that counts packets; and anything but Ethernet inside,
          * which the TC half's GSO flags would misdescribe. */
@@ -384,6 +395,9 @@ xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
         xa[1 + k].type = XDP_DP_ACTION_DATA;
         memcpy(xa[1 + k].data, hdr + ofs, 32);
     }
+    /* OVS gives every UDP tunnel over IPv6 a checksum (udp_build_header()),
+     * which the TC half cannot make for a GSO segment. */
+    *no_gso = ip6 && !gre;
     return 1 + n_data;
 }
 
@@ -652,6 +666,7 @@ xdp_check_pkt_len_compile(const struct nlattr *a, struct xdp_flow *flow,
     flow->n_actions = 1 + n_prefix + branch.n_actions;
     flow->action_bits |= (branch.action_bits
                           | 1u << XDP_DP_ACTION_CHECK_PKT_LEN);
+    flow->flags |= branch.flags & XDP_FLOW_F_NO_GSO;
     return true;
 }
 
@@ -843,10 +858,12 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
         }
         if (atype == OVS_ACTION_ATTR_TUNNEL_PUSH) {
             /* One of the first four actions: see tnl_assemble(). */
+            bool no_gso = false;
             size_t k = (n_actions < 4
                         ? xdp_tnl_push_compile(a, xa,
                                                XDP_FLOW_MAX_ACTIONS - 1
-                                               - n_actions, why_slow)
+                                               - n_actions, &no_gso,
+                                               why_slow)
                         : 0);
             if (!k) {
                 if (why_slow && why_slow->length == why_len) {
@@ -856,6 +873,9 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
                 goto slow;
             }
             flow->action_bits |= 1u << XDP_DP_ACTION_TNL_PUSH;
+            if (no_gso) {
+                flow->flags |= XDP_FLOW_F_NO_GSO;
+            }
             n_actions += k;
             pushed = true;
             continue;

@@ -23,8 +23,8 @@
  *
  * What needs thought is the part of 'struct flow' that the XDP key drops.
  * Most of it is metadata that has the same value in every packet entering
- * the XDP datapath: no tunnel beyond the IPv4 metadata that a tnl_pop in
- * XDP gives (no IPv6 outer addresses, no Geneve options beyond one with 4
+ * the XDP datapath: no tunnel beyond the metadata that a tnl_pop in XDP
+ * gives (IPv4 or IPv6 outer addresses, no Geneve options beyond one with 4
  * bytes of data, no GBP), zero marks,
  * metadata and registers,
  * packet_type Ethernet, and no IPv6 original-direction conntrack tuple
@@ -103,6 +103,8 @@ xdp_flow_key_from_flow(struct xdp_flow_key *key, const struct flow *flow)
     key->tun_id = flow->tunnel.tun_id;
     key->tun_src = flow->tunnel.ip_src;
     key->tun_dst = flow->tunnel.ip_dst;
+    memcpy(key->tun_ipv6_src, &flow->tunnel.ipv6_src, 16);
+    memcpy(key->tun_ipv6_dst, &flow->tunnel.ipv6_dst, 16);
     key->tun_tp_src = flow->tunnel.tp_src;
     key->tun_tp_dst = flow->tunnel.tp_dst;
     key->tun_tos = flow->tunnel.ip_tos;
@@ -173,6 +175,8 @@ xdp_flow_fields_to_flow__(const struct xdp_flow_key *key, struct flow *flow)
     flow->tunnel.tun_id = key->tun_id;
     flow->tunnel.ip_src = key->tun_src;
     flow->tunnel.ip_dst = key->tun_dst;
+    memcpy(&flow->tunnel.ipv6_src, key->tun_ipv6_src, 16);
+    memcpy(&flow->tunnel.ipv6_dst, key->tun_ipv6_dst, 16);
     flow->tunnel.tp_src = key->tun_tp_src;
     flow->tunnel.tp_dst = key->tun_tp_dst;
     flow->tunnel.ip_tos = key->tun_tos;

@@ -31,6 +31,11 @@
  *                     prints the rebuilt ODP forms and whether each trip
  *                     came back to where it started (or why FLOW has no
  *                     XDP form).
+ *   random-tunnels N  "round-trip" of N flows with random tunnel metadata,
+ *                     IPv4 or IPv6, exact or masked, with or without a
+ *                     Geneve option: prints the first that does not come
+ *                     back whole (and exits with status 1), or that all
+ *                     did.
  *   compile TABLE     TABLE is "HITS:FLOW;HITS:FLOW;...", one subtable per
  *                     FLOW (its mask; mask slots numbered from 0 in
  *                     order) with the hits it had lately: prints what
@@ -44,7 +49,9 @@
  *                     'mask_hits', shown by dpctl/show and
  *                     dpif-xdp/compile-show), and no name twice.
  *   actions ACTIONS   Prints xdp_actions_format() of the compiled actions,
- *                     followed by ": REASON" for a slow-path flow, and for
+ *                     followed by " no-gso" for a flow whose GSO segments
+ *                     go to ovs-vswitchd (XDP_FLOW_F_NO_GSO), by
+ *                     ": REASON" for a slow-path flow, and for
  *                     each sample action the nested actions that
  *                     xdp_actions_get_sample() finds for it.
  *
@@ -70,6 +77,8 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/ofpbuf.h"
 #include "openvswitch/vlog.h"
+#include "packets.h"
+#include "random.h"
 #include "util.h"
 
 /* Returns the name of errno value 'error', for the errors that
@@ -253,9 +262,11 @@ init_key_parms(struct odp_flow_key_parms *parms, const struct flow *flow,
     parms->key_buf = key_buf;
 }
 
-/* "round-trip FLOW". */
-static void
-do_round_trip(const char *arg)
+/* The conversions of "round-trip FLOW": appends to 'out' what the
+ * command prints, and returns true if both trips came back to where they
+ * started. */
+static bool
+round_trip(const char *arg, struct ds *out)
 {
     struct xdp_flow_key xkey, xmask, xkey2, xmask2;
     struct ofpbuf key, mask, key2, mask2;
@@ -263,6 +274,7 @@ do_round_trip(const char *arg)
     struct ds s = DS_EMPTY_INITIALIZER;
     struct flow flow, flow2;
     struct flow_wildcards wc;
+    bool same;
     int error;
 
     ofpbuf_init(&key, 0);
@@ -281,16 +293,18 @@ do_round_trip(const char *arg)
     init_key_parms(&parms, &flow2, NULL, NULL);
     odp_flow_key_from_flow(&parms, &key2);
     odp_flow_key_format(key2.data, key2.size, &s);
-    printf("flow: %s\n", ds_cstr(&s));
-    printf("flow round trip: %s\n",
-           flow_equal(&flow, &flow2) ? "same" : "differs");
+    same = flow_equal(&flow, &flow2);
+    ds_put_format(out, "flow: %s\n", ds_cstr(&s));
+    ds_put_format(out, "flow round trip: %s\n", same ? "same" : "differs");
 
     /* Megaflow -> XDP key and mask -> ODP key and mask -> XDP. */
     ds_clear(&s);
     error = xdp_flow_from_odp(key.data, key.size, mask.data, mask.size,
                               &xkey, &xmask, NULL, &s);
     if (error) {
-        printf("megaflow: %s: %s\n", error_name(error), ds_cstr(&s));
+        ds_put_format(out, "megaflow: %s: %s\n", error_name(error),
+                      ds_cstr(&s));
+        same = false;
         goto out;
     }
     xdp_flow_key_to_flow(&xkey, &flow2);
@@ -303,14 +317,19 @@ do_round_trip(const char *arg)
     ds_clear(&s);
     odp_flow_format(key2.data, key2.size, mask2.data, mask2.size, NULL, &s,
                     false);
-    printf("megaflow: %s\n", ds_cstr(&s));
+    ds_put_format(out, "megaflow: %s\n", ds_cstr(&s));
     error = xdp_flow_from_odp(key2.data, key2.size, mask2.data, mask2.size,
                               &xkey2, &xmask2, NULL, NULL);
-    printf("megaflow round trip: %s\n",
-           (error ? error_name(error)
-            : (!memcmp(&xkey, &xkey2, sizeof xkey)
-               && !memcmp(&xmask, &xmask2, sizeof xmask)) ? "same"
-            : "differs"));
+    if (!error && (memcmp(&xkey, &xkey2, sizeof xkey)
+                   || memcmp(&xmask, &xmask2, sizeof xmask))) {
+        same = false;
+    }
+    ds_put_format(out, "megaflow round trip: %s\n",
+                  (error ? error_name(error)
+                   : (!memcmp(&xkey, &xkey2, sizeof xkey)
+                      && !memcmp(&xmask, &xmask2, sizeof xmask)) ? "same"
+                   : "differs"));
+    same = same && !error;
 
 out:
     ds_destroy(&s);
@@ -318,6 +337,103 @@ out:
     ofpbuf_uninit(&mask);
     ofpbuf_uninit(&key2);
     ofpbuf_uninit(&mask2);
+    return same;
+}
+
+/* "round-trip FLOW". */
+static void
+do_round_trip(const char *arg)
+{
+    struct ds out = DS_EMPTY_INITIALIZER;
+
+    round_trip(arg, &out);
+    fputs(ds_cstr(&out), stdout);
+    ds_destroy(&out);
+}
+
+/* Appends to 's' a random IPv4 address, with a random prefix as its mask
+ * if 'masked'. */
+static void
+put_random_ip4(struct ds *s, bool masked)
+{
+    ds_put_format(s, IP_FMT, IP_ARGS(htonl(random_uint32())));
+    if (masked) {
+        ds_put_format(s, "/"IP_FMT, IP_ARGS(be32_prefix_mask(
+                                               random_range(33))));
+    }
+}
+
+/* Appends to 's' a random IPv6 address, with a random prefix as its mask
+ * if 'masked'. */
+static void
+put_random_ip6(struct ds *s, bool masked)
+{
+    struct in6_addr a;
+
+    for (int i = 0; i < 16; i++) {
+        a.s6_addr[i] = random_uint8();
+    }
+    ipv6_format_addr(&a, s);
+    if (masked) {
+        struct in6_addr m = ipv6_create_mask(random_range(129));
+
+        ds_put_char(s, '/');
+        ipv6_format_addr(&m, s);
+    }
+}
+
+/* "random-tunnels N": N flows with random tunnel metadata, over IPv4 or
+ * IPv6, exact or under random masks, with or without a Geneve option,
+ * each through "round-trip".  Prints the first that does not come back
+ * whole with what the round trip printed, or "N flows: all same". */
+static void
+do_random_tunnels(const char *arg)
+{
+    static const char *const flag_sets[] = {
+        "", ",flags(df)", ",flags(csum|key)", ",flags(df|csum|key)",
+        ",flags(key)", ",flags(oam|key)",
+    };
+    int n = atoi(arg);
+
+    random_set_seed(0x17);
+    for (int i = 0; i < n; i++) {
+        struct ds flow = DS_EMPTY_INITIALIZER;
+        struct ds out = DS_EMPTY_INITIALIZER;
+        bool ip6 = random_range(2);
+        bool masked = random_range(2);
+
+        ds_put_format(&flow, "tunnel(tun_id=%#"PRIx32, random_uint32());
+        ds_put_cstr(&flow, ip6 ? ",ipv6_src=" : ",src=");
+        ip6 ? put_random_ip6(&flow, masked) : put_random_ip4(&flow, masked);
+        ds_put_cstr(&flow, ip6 ? ",ipv6_dst=" : ",dst=");
+        ip6 ? put_random_ip6(&flow, false) : put_random_ip4(&flow, false);
+        ds_put_format(&flow, ",tos=%#"PRIx8",ttl=%"PRIu8,
+                      random_uint8(), random_uint8());
+        if (masked) {
+            ds_put_cstr(&flow, "/0");
+        }
+        ds_put_format(&flow, ",tp_src=%"PRIu16",tp_dst=%"PRIu16,
+                      random_uint16(), random_uint16());
+        if (random_range(2)) {
+            ds_put_format(&flow,
+                          ",geneve({class=%#"PRIx16",type=%#"PRIx8","
+                          "len=4,%#"PRIx32"})",
+                          random_uint16(), random_uint8() & 0x7f,
+                          random_uint32());
+        }
+        ds_put_cstr(&flow, flag_sets[random_range(ARRAY_SIZE(flag_sets))]);
+        ds_put_cstr(&flow, "),in_port(1),eth(src=00:00:00:00:00:01,"
+                    "dst=00:00:00:00:00:02),eth_type(0x0800),"
+                    "ipv4(src=10.0.0.1,dst=10.0.0.2,proto=1,tos=0,ttl=64,"
+                    "frag=no),icmp(type=8,code=0)");
+        if (!round_trip(ds_cstr(&flow), &out)) {
+            printf("%s\n%s", ds_cstr(&flow), ds_cstr(&out));
+            exit(1);
+        }
+        ds_destroy(&flow);
+        ds_destroy(&out);
+    }
+    printf("%d flows: all same\n", n);
 }
 
 /* "actions ACTIONS".  Also checks that xdp_actions_compile() keeps its
@@ -350,6 +466,9 @@ do_actions(const char *arg)
     }
 
     xdp_actions_format(&s, &xflow);
+    if (xflow.flags & XDP_FLOW_F_NO_GSO) {
+        ds_put_cstr(&s, " no-gso");
+    }
     if (xflow.flags & XDP_FLOW_F_SLOW_PATH) {
         ds_put_format(&s, ": %s", ds_cstr(&why));
     } else if (why.length) {
@@ -391,6 +510,7 @@ usage(void)
            "  key FLOW         XDP key and mask of an ODP key with masks\n"
            "  exact KEY        XDP key and mask of an exact-match ODP key\n"
            "  round-trip FLOW  ODP -> XDP -> ODP conversions\n"
+           "  random-tunnels N round-trip of N random tunnel flows\n"
            "  actions ACTIONS  XDP actions of ODP actions\n"
            "  compile TABLE    the compiler's choices for HITS:FLOW;...\n"
            "  stats-layout -   stats-show names every counter once\n",
@@ -418,6 +538,8 @@ main(int argc, char *argv[])
         do_key(argv[2], true);
     } else if (!strcmp(argv[1], "round-trip")) {
         do_round_trip(argv[2]);
+    } else if (!strcmp(argv[1], "random-tunnels")) {
+        do_random_tunnels(argv[2]);
     } else if (!strcmp(argv[1], "actions")) {
         do_actions(argv[2]);
     } else if (!strcmp(argv[1], "compile")) {

@@ -666,6 +666,37 @@ const struct xp_row xp_rows[] = {
             "78647021",
     },
     {
+        /* Over IPv6, OVS gives the UDP header a checksum (0xffff in the
+         * prebuilt header), which XDP fills in as OVS's push does. */
+        .name = "tnl_push: VXLAN over IPv6, with its UDP checksum",
+        .in =
+            "0200000000020200000000010800 "
+            "4500002000010000401166ca0a0000010a000002 9c400035000c66d8 "
+            "78647021",
+        .flows = {
+            { "in_port(1),eth(src=02:00:00:00:00:01,dst=02:00:00:00:00:02),"
+              "eth_type(0x0800),ipv4(src=10.0.0.1,dst=10.0.0.2,proto=17,"
+              "tos=0/0,ttl=64/0,frag=no),udp(src=40000,dst=53)",
+              "tnl_push(tnl_port(4),header(size=70,type=4,"
+              "eth(dst=02:00:00:00:00:0b,src=02:00:00:00:00:0a,"
+              "dl_type=0x86dd),ipv6(src=fc00:31::100,dst=fc00:31::1,"
+              "label=0,proto=17,tclass=0x0,hlimit=64),udp(src=0,dst=4789,"
+              "csum=0xffff),vxlan(flags=0x8000000,vni=0x5)),out_port(2)),2" },
+        },
+        .hit = 0,
+        .expect = XP_REDIRECT,
+        .ports = { 2 },
+        .out =
+            "02000000000b02000000000a86dd "
+            "60000000003e1140 fc000031000000000000000000000100 "
+            "fc000031000000000000000000000001 "
+            "b74312b5003e3732 "
+            "0800000000000500 "
+            "0200000000020200000000010800 "
+            "4500002000010000401166ca0a0000010a000002 9c400035000c66d8 "
+            "78647021",
+    },
+    {
         .name = "push_vlan: 802.1Q",
         .in =
             "0200000000020200000000010800 "

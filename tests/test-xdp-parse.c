@@ -1167,7 +1167,8 @@ static const struct key_field {
     KEY_FIELD(tun_id), KEY_FIELD(tun_src), KEY_FIELD(tun_dst),
     KEY_FIELD(tun_tp_src), KEY_FIELD(tun_tp_dst), KEY_FIELD(tun_tos),
     KEY_FIELD(tun_ttl), KEY_FIELD(tun_flags), KEY_FIELD(tun_opts),
-    KEY_FIELD(tun_opts_len), KEY_FIELD(pad3),
+    KEY_FIELD(tun_opts_len), KEY_FIELD(pad3), KEY_FIELD(tun_ipv6_src),
+    KEY_FIELD(tun_ipv6_dst),
 };
 
 static void
