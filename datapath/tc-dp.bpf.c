@@ -93,6 +93,7 @@ struct tc_dp_buf {
     struct xdp_parse_info info;
     struct xdp_dp_ct_key ck;
     struct xdp_dp_upcall up;
+    __u32 ifindex[XDP_DP_MAX_OUTPUTS];  /* tc_dp_outputs()'s devices. */
 };
 
 struct {
@@ -237,12 +238,15 @@ tc_dp_send(struct __sk_buff *skb, __u32 *ifindex, __u32 k, __u32 trunc_len,
  * outputs end a flow's actions, see xdp-actions.c), after fixing its L4
  * checksum by 'diff' and putting its outer VLAN tag back into the frame,
  * with what the action before them asks (a priority or a length to cut
- * to).  Returns the TC verdict. */
+ * to).  The devices go into 'buf', not onto the stack, whose 512 bytes
+ * the chain of calls under tc_dp_pass__() fills.  Returns the TC
+ * verdict. */
 static __always_inline int
-tc_dp_outputs(struct __sk_buff *skb, const struct xdp_flow *flow,
-              __u32 first, __u32 n, const struct l4_csum_diff *diff)
+tc_dp_outputs(struct __sk_buff *skb, struct tc_dp_buf *buf,
+              const struct xdp_flow *flow, __u32 first, __u32 n,
+              const struct l4_csum_diff *diff)
 {
-    __u32 ifindex[XDP_DP_MAX_OUTPUTS];
+    __u32 *ifindex = buf->ifindex;
     __u32 trunc_len = 0;
     __u32 k = 0;
 
@@ -401,7 +405,7 @@ tc_dp_execute(struct __sk_buff *skb, const struct xdp_flow *flow,
 
         switch (a->type) {
         case XDP_DP_ACTION_OUTPUT:
-            return tc_dp_outputs(skb, flow, i, n, &diff);
+            return tc_dp_outputs(skb, buf, flow, i, n, &diff);
         case XDP_DP_ACTION_PUSH_VLAN:
             error = do_push_vlan(skb, &a->vlan);
             break;
