@@ -298,10 +298,12 @@ struct {
     __type(value, struct xdp_dp_tnl_hdr);
 } xdp_dp_tnl_hdrs SEC(".maps");
 
-/* The outer IPv6 addresses that a tnl_pop in XDP gave the packet that
- * this CPU is switching (see 'struct tnl_md' in xdp-dp-pass.h): a program
- * runs a packet to its end, through every pass, on one CPU. */
-struct xdp_dp_tnl_addrs {
+/* The tunnel metadata too wide for the stack that a tnl_pop in XDP gave
+ * the packet that this CPU is switching (see 'struct tnl_md' in
+ * xdp-dp-pass.h): a program runs a packet to its end, through every pass,
+ * on one CPU. */
+struct xdp_dp_tnl_wide {
+    __u8 opts[XDP_TNL_OPTS_LEN];        /* Geneve options, zero-padded. */
     __u8 src[16];               /* Outer IPv6 source... */
     __u8 dst[16];               /* ...and destination. */
 };
@@ -309,8 +311,8 @@ struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
     __uint(max_entries, 1);
     __type(key, __u32);
-    __type(value, struct xdp_dp_tnl_addrs);
-} xdp_dp_tnl_addrs SEC(".maps");
+    __type(value, struct xdp_dp_tnl_wide);
+} xdp_dp_tnl_wide SEC(".maps");
 
 /* The connection cache (see "Connection cache" in xdp-dp.h): tuple to
  * slot, and by slot what ct() gives the packet and its counters. */

@@ -57,12 +57,13 @@ struct pkt_md {
         __u8 tos;
         __u8 ttl;
         __u16 flags;
-        __u8 opts[XDP_TNL_OPTS_LEN];
-        __u8 opts_len;
-        __u8 ipv6;              /* ...but for the IPv6 addresses, which are
-                                 * in xdp_dp_tnl_addrs if this is set: the
-                                 * verifier's 512 bytes of stack have no
-                                 * room for them here. */
+        __u8 opts_len;          /* ...but the Geneve options, of this
+                                 * length, and the outer IPv6 addresses,
+                                 * if 'ipv6' is set: those are in
+                                 * xdp_dp_tnl_wide, as the verifier's 512
+                                 * bytes of stack have no room for them
+                                 * here. */
+        __u8 ipv6;
     } tun;
     __u64 ct_next;              /* Nonzero: the last pass was a ct() hit
                                  * and its recirc, whose next pass this
@@ -78,22 +79,29 @@ tnl_md_is_set(const struct tnl_md *tun)
     return tun->dst || tun->ipv6;
 }
 
-/* Copies the outer IPv6 addresses of the packet whose tunnel metadata is
- * 'tun' (zeros if it has none) to the 32 bytes at 'dst', source first. */
+/* Copies what of the tunnel metadata 'tun' xdp_dp_tnl_wide holds, or
+ * zeros where it has none: the Geneve options to the XDP_TNL_OPTS_LEN
+ * bytes at 'opts', the outer IPv6 addresses to the 32 bytes at 'ipv6',
+ * source first. */
 static __always_inline void
-tnl_md_get_ipv6(const struct tnl_md *tun, __u8 *dst)
+tnl_md_get_wide(const struct tnl_md *tun, __u8 *opts, __u8 *ipv6)
 {
     __u32 zero = 0;
-    const struct xdp_dp_tnl_addrs *a = (tun->ipv6
-                                        ? bpf_map_lookup_elem(
-                                              &xdp_dp_tnl_addrs, &zero)
-                                        : NULL);
+    const struct xdp_dp_tnl_wide *w = (tun->ipv6 || tun->opts_len
+                                       ? bpf_map_lookup_elem(
+                                             &xdp_dp_tnl_wide, &zero)
+                                       : NULL);
 
-    if (a) {
-        __builtin_memcpy(dst, a->src, 16);
-        __builtin_memcpy(dst + 16, a->dst, 16);
+    if (w && tun->opts_len) {
+        __builtin_memcpy(opts, w->opts, XDP_TNL_OPTS_LEN);
     } else {
-        __builtin_memset(dst, 0, 32);
+        __builtin_memset(opts, 0, XDP_TNL_OPTS_LEN);
+    }
+    if (w && tun->ipv6) {
+        __builtin_memcpy(ipv6, w->src, 16);
+        __builtin_memcpy(ipv6 + 16, w->dst, 16);
+    } else {
+        __builtin_memset(ipv6, 0, 32);
     }
 }
 
@@ -119,10 +127,9 @@ upcall_fill_md(struct xdp_dp_upcall *up, const struct pkt_md *md)
     up->tun_tos = md->tun.tos;
     up->tun_ttl = md->tun.ttl;
     up->tun_flags = md->tun.flags;
-    __builtin_memcpy(up->tun_opts, md->tun.opts, XDP_TNL_OPTS_LEN);
     up->tun_opts_len = md->tun.opts_len;
     __builtin_memset(up->pad2, 0, sizeof up->pad2);
-    tnl_md_get_ipv6(&md->tun, up->tun_ipv6_src);
+    tnl_md_get_wide(&md->tun, up->tun_opts, up->tun_ipv6_src);
 }
 
 /* See ip_end(). */

@@ -618,8 +618,8 @@ tc_tnl_push(struct __sk_buff *skb)
  * underlay flow already matched (IPv4 or IPv6, the protocol, the
  * destination address and port), plus what XDP leaves to OVS: IPv4
  * options, IPv6 extension headers, GRE checksums, GRE sequence numbers,
- * Geneve options but one of 4 bytes of data, anything but Ethernet
- * inside.  A UDP checksum, over IPv4 or IPv6, is verified here, over the
+ * Geneve options longer than the key's XDP_TNL_OPTS_LEN bytes,
+ * anything but Ethernet inside.  A UDP checksum, over IPv4 or IPv6, is verified here, over the
  * whole frame, as OVS's udp_extract_tnl_md() does (and as there, 0 is no
  * checksum, over IPv6 too); a partial one (the sending stack left it for
  * the device to finish, the value of the pseudo-header's sum) is taken as
@@ -635,8 +635,6 @@ tc_tnl_push(struct __sk_buff *skb)
 #define XDP_VXLAN_FLAGS 0x08000000      /* The I (valid VNI) flag. */
 #define XDP_GENEVE_HLEN (ETH_HLEN + 20 + 8 + 8)     /* No options. */
 #define XDP_GENEVE_OAM 0x80             /* The O flag, in byte 1. */
-#define XDP_GENEVE_OPT_WORDS 2          /* One option of 4 bytes of data,
-                                         * in 4-byte words. */
 #define XDP_GRE_HLEN (ETH_HLEN + 20 + 4)            /* Without a key. */
 #define XDP_GRE_KEY 0x2000              /* The K flag. */
 #define XDP_ETH_P_TEB 0x6558            /* Ethernet inside. */
@@ -653,9 +651,8 @@ tnl_fill_key(struct xdp_flow_key *key, const struct tnl_md *tun)
     key->tun_tos = tun->tos;
     key->tun_ttl = tun->ttl;
     key->tun_flags = tun->flags;
-    __builtin_memcpy(key->tun_opts, tun->opts, XDP_TNL_OPTS_LEN);
     key->tun_opts_len = tun->opts_len;
-    tnl_md_get_ipv6(tun, key->tun_ipv6_src);
+    tnl_md_get_wide(tun, key->tun_opts, key->tun_ipv6_src);
 }
 
 /* Whether the UDP checksum of the tunnel packet in 'ctx', whose inner
@@ -822,9 +819,9 @@ xdp_dp_tnl_pop_ok__(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key,
         || key->vlans[0].tci || XDP_DP_TNL_MAY_BE_GSO(ctx, skb_only)) {
         return 0;
     }
-    /* The longest header checked, and an inner Ethernet header. */
-    if (data + XDP_GENEVE_HLEN + 20 + XDP_TNL_OPTS_LEN + ETH_HLEN
-        > data_end) {
+    /* The longest header checked but Geneve's options (checked below),
+     * and an inner Ethernet header. */
+    if (data + XDP_GENEVE_HLEN + 20 + ETH_HLEN > data_end) {
         return 0;
     }
     const struct iphdr *ip = data + ETH_HLEN;
@@ -861,18 +858,24 @@ xdp_dp_tnl_pop_ok__(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key,
         return 0;
     }
     /* The tunnel's header, and where the inner frame starts: after
-     * VXLAN's header, or Geneve's and its option. */
+     * VXLAN's header, or Geneve's and its options.  As OVS's pop, XDP
+     * takes Geneve's options raw, without looking into them: ofproto
+     * parses them (tun_metadata_from_geneve_udpif()) for the flow that
+     * matches them. */
     inner = l4 + 8 + 8;
     if (p->tnl_type == XDP_DP_TNL_GENEVE) {
-        /* Version 0, Ethernet inside, and no option, or one with 4 bytes
-         * of data (its length field, in 4-byte words, says 1). */
-        if (!((gnh[0] == 0
-               || (gnh[0] == XDP_GENEVE_OPT_WORDS
-                   && (gnh[8 + 3] & 0x1f) == 1))
-              && *(const __be16 *) (gnh + 2) == bpf_htons(XDP_ETH_P_TEB))) {
+        /* Version 0 (byte 0's top 2 bits), options that the key holds
+         * (their length in 4-byte words, its 6 others), Ethernet
+         * inside. */
+        if (gnh[0] > XDP_TNL_OPTS_LEN / 4
+            || *(const __be16 *) (gnh + 2) != bpf_htons(XDP_ETH_P_TEB)) {
             return 0;
         }
         inner += gnh[0] * 4;
+        asm volatile("%[inner] &= 0x7f" : [inner] "+r"(inner));
+        if (data + inner + ETH_HLEN > data_end) {
+            return 0;
+        }
     } else if (!(p->tnl_type == XDP_DP_TNL_VXLAN
                  && th[0] == bpf_htonl(XDP_VXLAN_FLAGS)
                  && !(th[1] & bpf_htonl(0xff)))) {
@@ -921,6 +924,14 @@ tnl_pop_ok(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key, __u32 port,
     return ok;
 }
 
+/* Copies bytes of the packet to the stack or a map, for lengths known
+ * only at run time. */
+#ifdef XDP_DP_SKB_PIPELINE
+#define TNL_LOAD_BYTES bpf_skb_load_bytes
+#else
+#define TNL_LOAD_BYTES bpf_xdp_load_bytes
+#endif
+
 /* Takes the tunnel metadata of the packet in 'ctx', with key 'key'
  * (checked by xdp_dp_tnl_pop_ok__()), into 'md', as OVS's pop would give
  * it (netdev_tnl_ip_extract_tnl_md(): over IPv6, the traffic class as the
@@ -937,25 +948,20 @@ tnl_pop_md(XDP_PARSE_CTX *ctx, struct pkt_md *md,
     struct iphdr *ip = data + ETH_HLEN;
     __be32 *th = data + l4 + 8;
     __be16 *greh = data + l4;
-    __u8 *opt = (__u8 *) (th + 2);
+    __u32 zero = 0;
+    struct xdp_dp_tnl_wide *w = bpf_map_lookup_elem(&xdp_dp_tnl_wide,
+                                                    &zero);
     __u32 hlen;
 
-    if ((void *) (opt + XDP_TNL_OPTS_LEN) > data_end
-        || (void *) (ip + 1) > data_end) {
+    if ((void *) (th + 2) > data_end || (void *) (ip + 1) > data_end
+        || !w) {
         return -1;
     }
     md->tun.tos = key->nw_tos;
     md->tun.ttl = key->nw_ttl;
     if (ip6) {
-        __u32 zero = 0;
-        struct xdp_dp_tnl_addrs *a = bpf_map_lookup_elem(&xdp_dp_tnl_addrs,
-                                                         &zero);
-
-        if (!a) {
-            return -1;
-        }
-        __builtin_memcpy(a->src, key->ipv6_src, 16);
-        __builtin_memcpy(a->dst, key->ipv6_dst, 16);
+        __builtin_memcpy(w->src, key->ipv6_src, 16);
+        __builtin_memcpy(w->dst, key->ipv6_dst, 16);
         md->tun.src = 0;
         md->tun.dst = 0;
         md->tun.ipv6 = 1;
@@ -967,7 +973,6 @@ tnl_pop_md(XDP_PARSE_CTX *ctx, struct pkt_md *md,
         md->tun.flags = (ip->frag_off & bpf_htons(0x4000)
                          ? XDP_TNL_F_DONT_FRAGMENT : 0);
     }
-    __builtin_memset(md->tun.opts, 0, XDP_TNL_OPTS_LEN);
     md->tun.opts_len = 0;
     /* The headers before the tunnel's own, less those of IPv4, which the
      * lengths below count. */
@@ -994,16 +999,31 @@ tnl_pop_md(XDP_PARSE_CTX *ctx, struct pkt_md *md,
             md->tun.flags |= XDP_TNL_F_OAM;
         }
         /* Geneve's options, as OVS's pop gives them: raw ("udpif"),
-         * present or not.  The first byte tells the two apart, as
-         * xdp_dp_tnl_pop_ok__() checked it: VXLAN's I flag, 0x08; for
-         * Geneve, version 0 and 0 or 2 words of options. */
-        if (((__u8 *) th)[0] != 0x08) {
+         * present or not.  The first word tells the two apart, as
+         * xdp_dp_tnl_pop_ok__() checked it: VXLAN's is its I flag and
+         * zeros; Geneve's has Ethernet's protocol number in its last two
+         * bytes, and in its first the options' length in 4-byte words,
+         * at most XDP_TNL_OPTS_LEN / 4. */
+        if (th[0] != bpf_htonl(XDP_VXLAN_FLAGS)) {
+            __u32 words = ((__u8 *) th)[0];
+
             md->tun.flags |= XDP_TNL_F_UDPIF;
-        }
-        if (((__u8 *) th)[0] == XDP_GENEVE_OPT_WORDS) {
-            __builtin_memcpy(md->tun.opts, opt, XDP_TNL_OPTS_LEN);
-            md->tun.opts_len = XDP_TNL_OPTS_LEN;
-            hlen += XDP_TNL_OPTS_LEN;
+            if (words) {
+                __u32 len = words - 1;
+
+                if (words > XDP_TNL_OPTS_LEN / 4) {
+                    return -1;
+                }
+                /* 4 to 32, in a way that the verifier can follow. */
+                asm volatile("%[len] &= 7" : [len] "+r"(len));
+                len = (len + 1) * 4;
+                __builtin_memset(w->opts, 0, XDP_TNL_OPTS_LEN);
+                if (TNL_LOAD_BYTES(ctx, l4 + 16, w->opts, len)) {
+                    return -1;
+                }
+                md->tun.opts_len = len;
+                hlen += len;
+            }
         }
         md->tun.tp_src = key->tp_src;
         md->tun.tp_dst = key->tp_dst;

@@ -16,7 +16,7 @@
  * in Open vSwitch's 'struct flow' mean (lib/flow.c, flow_extract()), byte
  * order included: network order for packet fields, host order for
  * metadata.  A megaflow is a (key, mask) pair of this structure; a packet
- * matches it when (packet key & mask) == key.  The layout is 29 64-bit
+ * matches it when (packet key & mask) == key.  The layout is 32 64-bit
  * words, without holes, so that masking is word by word.  (A subtable
  * whose mask leaves a word out costs nothing for it: a compiled subtable
  * hashes only the words its mask touches, see "Compiled programs".)
@@ -40,7 +40,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 20
+#define XDP_DP_ABI_VERSION 21
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -54,9 +54,12 @@ struct xdp_vlan_hdr {
 #define XDP_NW_FRAG_ANY   (1 << 0) /* Set for any IP fragment. */
 #define XDP_NW_FRAG_LATER (1 << 1) /* Set for IP fragment with nonzero offset. */
 
-/* Bytes of Geneve options that the flow key carries: one option of 4
- * bytes of data, with its 4-byte header. */
-#define XDP_TNL_OPTS_LEN 8
+/* Bytes of Geneve options that the flow key carries: OVS's raw ("udpif")
+ * options, up to 32 bytes (the option length field's 8 words): four
+ * options of 4 bytes of data with their 4-byte headers, or fewer, longer
+ * ones.  OVN sends one of 4 bytes (8 in all).  Longer options are rare
+ * and stay in ovs-vswitchd (OVS takes up to 252). */
+#define XDP_TNL_OPTS_LEN 32
 
 /* eth_type of frames with no Ethertype (802.2 without SNAP), as OVS's
  * FLOW_DL_TYPE_NONE. */
@@ -109,9 +112,9 @@ struct xdp_flow_key {
 
     /* Tunnel metadata, as in OVS's 'struct flow_tnl': what a tnl_pop in
      * XDP gave the packet (see "Tunnels"), zero otherwise.  Outer IPv4 or
-     * IPv6 addresses (the others zero, as in OVS), and at most one Geneve
-     * option of 4 bytes of data (as OVN sends): a megaflow matching more
-     * is not offered to XDP. */
+     * IPv6 addresses (the others zero, as in OVS), and Geneve options of
+     * up to XDP_TNL_OPTS_LEN bytes in all: a megaflow matching more is not
+     * offered to XDP. */
     __be64 tun_id;              /* Tunnel id (VXLAN VNI). */
     __be32 tun_src;             /* Outer IPv4 source... */
     __be32 tun_dst;             /* ...and destination. */
@@ -120,10 +123,11 @@ struct xdp_flow_key {
     __u8 tun_tos;               /* Outer IP ToS. */
     __u8 tun_ttl;               /* Outer IP TTL. */
     __u16 tun_flags;            /* XDP_TNL_F_*, OVS's FLOW_TNL_F_*. */
-    __u8 tun_opts[XDP_TNL_OPTS_LEN];    /* The Geneve option as on the
+    __u8 tun_opts[XDP_TNL_OPTS_LEN];    /* The Geneve options as on the
                                          * wire (OVS's "udpif" form of
-                                         * tun_metadata)... */
-    __u8 tun_opts_len;          /* ...and its length: 0 or 8. */
+                                         * tun_metadata), zero-padded... */
+    __u8 tun_opts_len;          /* ...and their length: 0 to 32, in
+                                 * steps of 4. */
     __u8 pad3[7];               /* Must be zero. */
     __u8 tun_ipv6_src[16];      /* Outer IPv6 source... */
     __u8 tun_ipv6_dst[16];      /* ...and destination. */
@@ -140,8 +144,8 @@ struct xdp_flow_key {
 /* The layout the comment above promises, checked where this header is
  * compiled: by clang for the programs and by the C compiler for
  * ovs-vswitchd, so that the two never disagree on the key. */
-_Static_assert(sizeof(struct xdp_flow_key) == 29 * 8,
-               "struct xdp_flow_key is 29 64-bit words");
+_Static_assert(sizeof(struct xdp_flow_key) == 32 * 8,
+               "struct xdp_flow_key is 32 64-bit words");
 #define XDP_FLOW_KEY_WORDS32 (sizeof(struct xdp_flow_key) / 4)
 
 /* XDP actions. */
@@ -871,8 +875,9 @@ struct xdp_dp_upcall {
     __u8 tun_tos;
     __u8 tun_ttl;
     __u16 tun_flags;            /* XDP_TNL_F_*. */
-    __u8 tun_opts[XDP_TNL_OPTS_LEN];    /* The Geneve option, if... */
-    __u8 tun_opts_len;          /* ...this is 8, else 0. */
+    __u8 tun_opts[XDP_TNL_OPTS_LEN];    /* The Geneve options, zero-
+                                         * padded... */
+    __u8 tun_opts_len;          /* ...and their length. */
     __u8 pad2[7];               /* Zero. */
     __u8 tun_ipv6_src[16];      /* The outer IPv6 addresses, if the */
     __u8 tun_ipv6_dst[16];      /* tunnel's underlay is IPv6. */

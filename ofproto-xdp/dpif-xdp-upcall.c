@@ -1286,12 +1286,12 @@ upcall_restore_md(struct dp_xdp *dp, const struct xdp_dp_upcall *up,
         md->tunnel.ip_tos = up->tun_tos;
         md->tunnel.ip_ttl = up->tun_ttl;
         md->tunnel.flags = up->tun_flags;
-        if (up->tun_opts_len == XDP_TNL_OPTS_LEN) {
-            /* Geneve's option, raw, as netdev_geneve_pop_header() leaves
-             * it (FLOW_TNL_F_UDPIF is in the flags). */
+        if (up->tun_opts_len && up->tun_opts_len <= XDP_TNL_OPTS_LEN) {
+            /* Geneve's options, raw, as netdev_geneve_pop_header() leaves
+             * them (FLOW_TNL_F_UDPIF is in the flags). */
             memcpy(md->tunnel.metadata.opts.gnv, up->tun_opts,
-                   XDP_TNL_OPTS_LEN);
-            md->tunnel.metadata.present.len = XDP_TNL_OPTS_LEN;
+                   up->tun_opts_len);
+            md->tunnel.metadata.present.len = up->tun_opts_len;
         }
     }
 }

@@ -383,7 +383,7 @@ put_random_ip6(struct ds *s, bool masked)
 }
 
 /* "random-tunnels N": N flows with random tunnel metadata, over IPv4 or
- * IPv6, exact or under random masks, with or without a Geneve option,
+ * IPv6, exact or under random masks, with up to three Geneve options,
  * each through "round-trip".  Prints the first that does not come back
  * whole with what the round trip printed, or "N flows: all same". */
 static void
@@ -414,12 +414,29 @@ do_random_tunnels(const char *arg)
         }
         ds_put_format(&flow, ",tp_src=%"PRIu16",tp_dst=%"PRIu16,
                       random_uint16(), random_uint16());
-        if (random_range(2)) {
-            ds_put_format(&flow,
-                          ",geneve({class=%#"PRIx16",type=%#"PRIx8","
-                          "len=4,%#"PRIx32"})",
-                          random_uint16(), random_uint8() & 0x7f,
-                          random_uint32());
+        /* Up to 3 options of 4 or 8 bytes of data, at most
+         * XDP_TNL_OPTS_LEN bytes in all, headers included. */
+        int n_opts = random_range(4);
+        int opts_len = 0;
+
+        for (int j = 0; j < n_opts; j++) {
+            int len = 4 * (1 + random_range(2));
+
+            if (opts_len + 4 + len > XDP_TNL_OPTS_LEN) {
+                break;
+            }
+            ds_put_format(&flow, "%s{class=%#"PRIx16",type=%#"PRIx8","
+                          "len=%d,0x%08"PRIx32,
+                          j ? "" : ",geneve(", random_uint16(),
+                          random_uint8() & 0x7f, len, random_uint32());
+            if (len == 8) {
+                ds_put_format(&flow, "%08"PRIx32, random_uint32());
+            }
+            ds_put_char(&flow, '}');
+            opts_len += 4 + len;
+        }
+        if (opts_len) {
+            ds_put_char(&flow, ')');
         }
         ds_put_cstr(&flow, flag_sets[random_range(ARRAY_SIZE(flag_sets))]);
         ds_put_cstr(&flow, "),in_port(1),eth(src=00:00:00:00:00:01,"
