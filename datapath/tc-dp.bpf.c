@@ -471,6 +471,9 @@ tc_dp_execute(struct __sk_buff *skb, const struct xdp_flow *flow,
         case XDP_DP_ACTION_SAMPLE:
             tc_dp_sample__(skb, md, buf, a, flow->slot);
             break;
+        case XDP_DP_ACTION_CT_CLEAR:
+            md->ct = 0;         /* As in execute(). */
+            break;
         case XDP_DP_ACTION_TNL_POP:
             /* tc_dp_pass() checked it with tnl_pop_ok(). */
             if (!do_tnl_pop(skb, md, key, a->tnl_pop.port)) {

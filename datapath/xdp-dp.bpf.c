@@ -733,6 +733,16 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
                 error = -1;
             }
             break;
+        case XDP_DP_ACTION_CT_CLEAR:
+            /* The next pass parses the key afresh (md->key_ok is only
+             * set after a flow of a ct() and its recirc) and fills in
+             * the ct_* fields from md->ct alone. */
+            if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT_CLEAR))) {
+                md->ct = 0;
+            } else {
+                error = -1;
+            }
+            break;
         case XDP_DP_ACTION_TNL_POP:
             /* dp_pass() checked it with tnl_pop_ok(). */
             if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_POP))

@@ -198,6 +198,10 @@ enum xdp_dp_action_type {
     XDP_DP_ACTION_TRUNC,           /* Cut the last of the outputs that
                                  * follow it to 'trunc.max_len' bytes (see
                                  * "Queues and truncation"). */
+    XDP_DP_ACTION_CT_CLEAR,        /* OVS's ct_clear: the packet forgets
+                                 * what a ct() gave it (OVN's router
+                                 * pipeline clears it between switches);
+                                 * never in a flow with a ct(). */
 };
 
 /* Bits of 'struct xdp_flow''s 'action_bits': (1 << type) for each action

@@ -210,6 +210,10 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
         ds_put_format(s, "trunc(%"PRIu32")", xa->trunc.max_len);
         break;
 
+    case XDP_DP_ACTION_CT_CLEAR:
+        ds_put_cstr(s, "ct_clear");
+        break;
+
     case XDP_DP_ACTION_CHECK_PKT_LEN:
         ds_put_format(s, "check_pkt_len(%"PRIu16, xa->check_len.len);
         if (xa->check_len.grow) {

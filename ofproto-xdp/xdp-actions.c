@@ -290,6 +290,10 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
     case OVS_ACTION_ATTR_CT:
         return xdp_ct_compile(a, xa, why);
 
+    case OVS_ACTION_ATTR_CT_CLEAR:
+        xa->type = XDP_DP_ACTION_CT_CLEAR;
+        return true;
+
     case OVS_ACTION_ATTR_TUNNEL_POP:
         if (!xdp_action_check_size(a, sizeof(uint32_t), "tnl_pop", why)) {
             return false;
@@ -306,7 +310,6 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
     case OVS_ACTION_ATTR_TRUNC:
     case OVS_ACTION_ATTR_PUSH_ETH:
     case OVS_ACTION_ATTR_POP_ETH:
-    case OVS_ACTION_ATTR_CT_CLEAR:
     case OVS_ACTION_ATTR_PUSH_NSH:
     case OVS_ACTION_ATTR_POP_NSH:
     case OVS_ACTION_ATTR_CLONE:
@@ -993,6 +996,16 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
     if (pushed && !n_outputs) {
         if (why_slow) {
             ds_put_cstr(why_slow, "tnl_push without an output");
+        }
+        goto slow;
+    }
+    if (flow->action_bits & (1u << XDP_DP_ACTION_CT)
+        && flow->action_bits & (1u << XDP_DP_ACTION_CT_CLEAR)) {
+        /* XDP hands a ct()'s results to the next pass whatever comes
+         * between (do_recirc()); ofproto never puts the two in one
+         * list, since a ct() ends it with its recirc. */
+        if (why_slow) {
+            ds_put_cstr(why_slow, "ct_clear in a flow with a ct()");
         }
         goto slow;
     }

@@ -254,6 +254,7 @@ xdp_compile_format_actions(struct ds *s, uint32_t action_bits)
         [XDP_DP_ACTION_SET_PRIORITY] = "set_priority",
         [XDP_DP_ACTION_CHECK_PKT_LEN] = "check_pkt_len",
         [XDP_DP_ACTION_TRUNC] = "trunc",
+        [XDP_DP_ACTION_CT_CLEAR] = "ct_clear",
     };
     bool any = false;
 
