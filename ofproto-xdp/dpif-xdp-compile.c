@@ -493,10 +493,24 @@ compile(struct dp_xdp *dp, bool force, struct ds *reply)
         }
     }
 
-    /* 4. Load, verify and swap in. */
+    /* 4. Load, verify and swap in.  The verifier may take seconds (and
+     * twice that when it refuses: libbpf loads again for the log).  The
+     * compiler's thread holds no RCU-protected pointer through the load:
+     * it quiesces, so that ovsrcu_synchronize() in the main thread (and
+     * with it every ovs-appctl command) does not wait for the kernel.
+     * (Found with OVN: ovs-appctl to a chassis took 10 s during a refused
+     * compile.)  In the main thread (dpif-xdp/compile) it must not. */
     struct xdp_dp *skel;
     long long int load_start = time_usec();
+    bool quiesce = pthread_equal(pthread_self(), c->thread);
+
+    if (quiesce) {
+        ovsrcu_quiesce_start();
+    }
     error = dp_xdp_load_program(dp, &cfg, &skel);
+    if (quiesce) {
+        ovsrcu_quiesce_end();
+    }
     double load_ms = (time_usec() - load_start) / 1000.0;
     if (!error) {
         int prog_fd = bpf_program__fd(skel->progs.xdp_dp_main);
@@ -529,11 +543,30 @@ compile(struct dp_xdp *dp, bool force, struct ds *reply)
         free(c->last_error);
         c->last_error = xasprintf("%s (%"PRIu32" subtables)",
                                   ovs_strerror(error), cfg.n_csubs);
-        VLOG_WARN("%s: compiling the flow table failed (%s): the running "
-                  "program stays", dp->name, ovs_strerror(error));
         if (reply) {
             ds_put_format(reply, "%s: compile failed: %s\n", dp->name,
                           ovs_strerror(error));
+        }
+        /* A compiled program that lacks code for an action that a flow
+         * now needs (the reason for this compile, often) would send that
+         * flow's packets to ovs-vswitchd until the table changes again:
+         * the generic program, which has code for every action, runs
+         * instead.  (Found with OVN: ct(), ct_clear and tunnels in one
+         * table made a compiled program too big for the verifier.) */
+        ovs_mutex_lock(&dp->flow_mutex);
+        bool lacking = (c->cfg.enabled
+                        && flows_action_bits(dp) & ~c->cfg.action_bits);
+        ovs_mutex_unlock(&dp->flow_mutex);
+        if (lacking && !dp_xdp_swap_program(dp, dp->skel, reply)) {
+            ovs_mutex_lock(&dp->flow_mutex);
+            memset(&c->cfg, 0, sizeof c->cfg);
+            mark_live(dp, &c->cfg, NULL);
+            ovs_mutex_unlock(&dp->flow_mutex);
+            VLOG_WARN("%s: compiling the flow table failed (%s): the "
+                      "generic program runs", dp->name, ovs_strerror(error));
+        } else {
+            VLOG_WARN("%s: compiling the flow table failed (%s): the "
+                      "running program stays", dp->name, ovs_strerror(error));
         }
         return error;
     }
