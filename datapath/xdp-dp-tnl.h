@@ -619,11 +619,12 @@ tc_tnl_push(struct __sk_buff *skb)
  * destination address and port), plus what XDP leaves to OVS: IPv4
  * options, IPv6 extension headers, GRE checksums, GRE sequence numbers,
  * Geneve options longer than the key's XDP_TNL_OPTS_LEN bytes,
- * anything but Ethernet inside.  A UDP checksum, over IPv4 or IPv6, is verified here, over the
- * whole frame, as OVS's udp_extract_tnl_md() does (and as there, 0 is no
- * checksum, over IPv6 too); a partial one (the sending stack left it for
- * the device to finish, the value of the pseudo-header's sum) is taken as
- * good, as the kernel does; a bad one goes to OVS, which drops it.
+ * anything but Ethernet inside.  A UDP checksum, over IPv4 or IPv6, is
+ * verified here, over the whole frame, as OVS's udp_extract_tnl_md()
+ * does (and as there, 0 is no checksum, over IPv6 too); a partial one
+ * (the sending stack left it for the device to finish, the value of the
+ * pseudo-header's sum) is taken as good, as the kernel does; a bad one
+ * goes to OVS, which drops it.
  * do_tnl_pop() then takes the tunnel metadata from the outer headers, as
  * OVS's pop would give it (over IPv6: the addresses, the traffic class
  * as TOS and the hop limit as TTL), strips them, and sets the packet up

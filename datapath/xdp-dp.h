@@ -322,7 +322,7 @@ struct xdp_dp_action {
  * XDP_DP_ACTION_TNL_POP, on the underlay bridge's flow for the packets
  * addressed to a tunnel endpoint, runs in XDP over IPv4 without options
  * and IPv6 without extension headers, for VXLAN (not VXLAN-GPE), Geneve
- * with no option or one of 4 bytes of data, and GRE with Ethernet inside
+ * with up to XDP_TNL_OPTS_LEN bytes of options, and GRE with Ethernet inside
  * and neither checksum nor sequence number, with the UDP checksum, if
  * any, verified; for others, and for a frame of a generic-mode port too
  * long to be anything but a GSO segment, the flow goes to ovs-vswitchd.
