@@ -103,7 +103,6 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
-#include "csum.h"
 #include "dispatcher/xdp-dispatcher.h"
 #include "fatal-signal.h"
 #include "openvswitch/dynamic-string.h"
@@ -112,6 +111,7 @@
 #include "sset.h"
 #include "util.h"
 #include "utilities/bench-common.h"
+#include "utilities/bench-forward.h"
 #include "utilities/ovs-xdp-bench.h"
 
 #include "datapath/xdp-dp.h"      /* Before the skeleton: its types. */
@@ -531,28 +531,8 @@ disp_run(struct disp *d, enum disp_prog p, unsigned int repeat)
 static void
 disp_build_frame(struct disp *d)
 {
-    struct eth_header *eth = (struct eth_header *) d->frame;
-    struct ip_header *ip = (struct ip_header *) (eth + 1);
-    struct udp_header *udp = (struct udp_header *) (ip + 1);
-    size_t ip_len = DISP_FRAME_SIZE - sizeof *eth;
-
-    memset(d->frame, 0, sizeof d->frame);
-    eth->eth_dst = disp_dst_mac;
-    eth->eth_src = disp_src_mac;
-    eth->eth_type = htons(ETH_TYPE_IP);
-
-    ip->ip_ihl_ver = IP_IHL_VER(5, IP_VERSION);
-    ip->ip_tot_len = htons(ip_len);
-    ip->ip_frag_off = htons(IP_DONT_FRAGMENT);
-    ip->ip_ttl = 64;
-    ip->ip_proto = IPPROTO_UDP;
-    put_16aligned_be32(&ip->ip_src, htonl(0xc6120001));
-    put_16aligned_be32(&ip->ip_dst, htonl(0xc6120002));
-    ip->ip_csum = csum(ip, sizeof *ip);
-
-    udp->udp_src = htons(1024);
-    udp->udp_dst = htons(9);
-    udp->udp_len = htons(ip_len - sizeof *ip);
+    fwd_put_frame_sized(d->frame, sizeof d->frame, disp_src_mac,
+                        disp_dst_mac, "198.18.0.1", "198.18.0.2", 1024, 9);
 }
 
 /* Creates the namespace and the veth pairs in it, and enters it. */
