@@ -298,6 +298,17 @@ struct {
     __type(value, struct xdp_dp_tnl_hdr);
 } xdp_dp_tnl_hdrs SEC(".maps");
 
+/* Per tunnel port, the GRE sequence numbers given so far (see "Tunnels"
+ * in xdp-dp.h): taken by XDP, the TC pipeline and ovs-vswitchd alike, which
+ * maps it. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, XDP_DP_MAX_PORTS);
+    __type(key, __u32);
+    __type(value, __u64);
+} xdp_dp_gre_seq SEC(".maps");
+
 /* The tunnel metadata too wide for the stack that a tnl_pop in XDP gave
  * the packet that this CPU is switching (see 'struct tnl_md' in
  * xdp-dp-pass.h): a program runs a packet to its end, through every pass,

@@ -12,10 +12,12 @@
  * writes in the UDP source port, which OVS picks from the packet's hash (as
  * netdev_tnl_get_src_port() does, from flow_hash_5tuple(), the hash of
  * the key as the flow matched it).  A GRE header (xdp-actions.c lets
- * through only those without checksum or sequence number) has nothing
- * that depends on the packet.  The outer header is IPv4 without options
- * or IPv6 without extension headers (tnl_hdr_is_ipv6() tells which), as
- * OVS builds them (netdev_tnl_ip_build_header()).  Then:
+ * through only those without checksum) has nothing that depends on the
+ * packet but its sequence number, if it has one: the next of the tunnel
+ * port's count, which ovs-vswitchd shares (xdp_dp_gre_seq).  The outer
+ * header is IPv4 without options or IPv6 without extension headers
+ * (tnl_hdr_is_ipv6() tells which), as OVS builds them
+ * (netdev_tnl_ip_build_header()).  Then:
  *
  *   - A frame of a native-mode port is an XDP frame that is never a GSO
  *     segment: xdp_dp_tnl_push__() grows it at its head and copies the
@@ -281,6 +283,20 @@ tnl_assemble(const struct xdp_flow *flow, __u32 i, struct xdp_dp_tnl_hdr *h,
         __builtin_memcpy(h->hdr + last, a[2].data, 32);
     }
     h->len = len;
+    if (a->tnl_push.seq_port) {
+        /* GRE's sequence number: the header's last 4 bytes (xdp-actions.c
+         * lets no GRE checksum through, which would follow), from the
+         * count the port shares with ovs-vswitchd. */
+        __u32 port = a->tnl_push.seq_port;
+        __u64 *count = bpf_map_lookup_elem(&xdp_dp_gre_seq, &port);
+        __be32 seq;
+
+        if (!count) {
+            return 0;
+        }
+        seq = bpf_htonl((__u32) __sync_fetch_and_add(count, 1));
+        __builtin_memcpy(h->hdr + len - 4, &seq, 4);
+    }
     /* Ethernet, then IPv4 without options or IPv6 without extension
      * headers (xdp-actions.c checks). */
     if (tnl_hdr_is_ipv6(h->hdr)) {
@@ -638,7 +654,17 @@ tc_tnl_push(struct __sk_buff *skb)
 #define XDP_GENEVE_OAM 0x80             /* The O flag, in byte 1. */
 #define XDP_GRE_HLEN (ETH_HLEN + 20 + 4)            /* Without a key. */
 #define XDP_GRE_KEY 0x2000              /* The K flag. */
+#define XDP_GRE_SEQ 0x1000              /* The S flag. */
 #define XDP_ETH_P_TEB 0x6558            /* Ethernet inside. */
+
+/* The length of a GRE header whose flags and version are 'flags' (no
+ * checksum, no routing): 4, and 4 each for the key and sequence number. */
+static __always_inline __u32
+tnl_gre_hlen(__be16 flags)
+{
+    return (4 + (flags & bpf_htons(XDP_GRE_KEY) ? 4 : 0)
+            + (flags & bpf_htons(XDP_GRE_SEQ) ? 4 : 0));
+}
 
 /* Gives 'key' the tunnel metadata 'tun' of its packet. */
 static __always_inline void
@@ -845,10 +871,12 @@ xdp_dp_tnl_pop_ok__(XDP_PARSE_CTX *ctx, const struct xdp_flow_key *key,
     if (p->tnl_type == XDP_DP_TNL_GRE) {
         const __be16 *greh = data + l4;
 
+        /* Version 0, no checksum, no routing: a key, a sequence number
+         * or both at most, which OVS's pop takes too. */
         return (key->nw_proto == IPPROTO_GRE
-                && (greh[0] == 0 || greh[0] == bpf_htons(XDP_GRE_KEY))
+                && !(greh[0] & ~bpf_htons(XDP_GRE_KEY | XDP_GRE_SEQ))
                 && greh[1] == bpf_htons(XDP_ETH_P_TEB)
-                && tnl_pop_inner_ok(ctx, l4, l4 + 4 + (greh[0] ? 4 : 0)));
+                && tnl_pop_inner_ok(ctx, l4, l4 + tnl_gre_hlen(greh[0])));
     }
 
     const struct udphdr *udp = data + l4;
@@ -979,14 +1007,14 @@ tnl_pop_md(XDP_PARSE_CTX *ctx, struct pkt_md *md,
      * lengths below count. */
     hlen = l4 - (ETH_HLEN + 20);
     if (key->nw_proto == IPPROTO_GRE) {
-        /* OVS's GRE pop: the key, if any, is the tunnel id; no ports. */
-        hlen += XDP_GRE_HLEN;
+        /* OVS's GRE pop: the key, if any, is the tunnel id; no ports; the
+         * sequence number, which follows the key, is skipped. */
+        hlen += XDP_GRE_HLEN - 4 + tnl_gre_hlen(greh[0]);
         md->tun.id = 0;
-        if (greh[0] == bpf_htons(XDP_GRE_KEY)) {
+        if (greh[0] & bpf_htons(XDP_GRE_KEY)) {
             md->tun.id = bpf_cpu_to_be64((__u64) bpf_ntohl(
                              *(__be32 *) (greh + 2)));
             md->tun.flags |= XDP_TNL_F_KEY;
-            hlen += 4;
         }
         md->tun.tp_src = 0;
         md->tun.tp_dst = 0;

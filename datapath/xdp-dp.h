@@ -40,7 +40,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 21
+#define XDP_DP_ABI_VERSION 22
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -255,6 +255,9 @@ struct xdp_dp_action {
             __u16 len;          /* Header length. */
             __u16 port_min;     /* Range of the outer UDP source port, */
             __u16 port_max;     /* picked by the packet's hash. */
+            __u16 seq_port;     /* GRE with a sequence number: the tunnel
+                                 * port whose count (xdp_dp_gre_seq) it
+                                 * takes; 0 otherwise. */
         } tnl_push;
         __u8 data[32];          /* XDP_DP_ACTION_DATA. */
         struct {
@@ -298,9 +301,9 @@ struct xdp_dp_action {
  * tnl_push(header, ...), with the whole outer header prebuilt: Ethernet,
  * IP, UDP and the tunnel's own header.  XDP_DP_ACTION_TNL_PUSH runs it for
  * UDP tunnels (VXLAN, VXLAN-GPE, Geneve), with or without a UDP checksum,
- * and for GRE without a GRE checksum or sequence number (a key is fine),
- * over IPv4 without options or IPv6 without extension headers (which is
- * how OVS builds them); others stay in ovs-vswitchd.  The header is held
+ * and for GRE without a GRE checksum (a key and a sequence number are
+ * fine), over IPv4 without options or IPv6 without extension headers
+ * (which is how OVS builds them); others stay in ovs-vswitchd.  The header is held
  * by the XDP_DP_ACTION_DATA actions that follow, 32 bytes each: all but
  * the last hold bytes 0-31, 32-63, ..., and the last the header's last 32
  * bytes (overlapping the one before), so that the program copies it with
@@ -309,7 +312,10 @@ struct xdp_dp_action {
  * length of 0, as OVS leaves it) or IPv6 payload length, and for UDP
  * tunnels the UDP length, the UDP source port from the packet's hash and
  * the UDP checksum if the header has one (OVS gives every UDP tunnel over
- * IPv6 one).  A packet that arrived in generic mode may be a GSO segment,
+ * IPv6 one), and for GRE the sequence number, the next of the tunnel
+ * port's count in xdp_dp_gre_seq, which ovs-vswitchd, mapping the array,
+ * counts on for the packets it pushes itself (dpif-xdp-tnl.c): one
+ * sequence for the port, whoever pushes.  A packet that arrived in generic mode may be a GSO segment,
  * which only the skb can encapsulate as such: XDP leaves the finished
  * header in xdp_dp_tnl_hdrs and its TC half pushes it with
  * bpf_skb_adjust_room() and the UDP or GRE tunnel GSO flags
@@ -317,15 +323,17 @@ struct xdp_dp_action {
  * pieces of such a segment only if asked, which bpf_skb_adjust_room()
  * cannot do: over IPv4 they go without one; over IPv6, where receivers
  * refuse that, the flow is XDP_FLOW_F_NO_GSO and such a packet goes to
- * ovs-vswitchd (see xdp-dp-tnl.h). */
+ * ovs-vswitchd (see xdp-dp-tnl.h), as does one for GRE with a sequence
+ * number, which every piece would share. */
 /*
  * XDP_DP_ACTION_TNL_POP, on the underlay bridge's flow for the packets
  * addressed to a tunnel endpoint, runs in XDP over IPv4 without options
  * and IPv6 without extension headers, for VXLAN (not VXLAN-GPE), Geneve
- * with up to XDP_TNL_OPTS_LEN bytes of options, and GRE with Ethernet inside
- * and neither checksum nor sequence number, with the UDP checksum, if
- * any, verified; for others, and for a frame of a generic-mode port too
- * long to be anything but a GSO segment, the flow goes to ovs-vswitchd.
+ * with up to XDP_TNL_OPTS_LEN bytes of options, and GRE with Ethernet
+ * inside and no checksum (a sequence number is skipped, as OVS's pop
+ * does), with the UDP checksum, if any, verified; for others, and for a
+ * frame of a generic-mode port too long to be anything but a GSO segment,
+ * the flow goes to ovs-vswitchd.
  * The program checks the outer headers as OVS's pop does, strips them,
  * gives the packet the tunnel metadata that OVS's pop would (the key's
  * tun_* fields, carried in the packet's metadata), makes the tunnel port
@@ -356,7 +364,10 @@ struct xdp_dp_tnl_hdr {
 #define XDP_FLOW_F_NO_GSO (1 << 1)      /* Execute in ovs-vswitchd a packet
                                          * that may be a GSO segment: its
                                          * tnl_push is of a UDP tunnel over
-                                         * IPv6 (see "Tunnels"). */
+                                         * IPv6, or of GRE with a sequence
+                                         * number, which the kernel would
+                                         * copy into every piece (see
+                                         * "Tunnels"). */
 
 /* The value of a flow table entry. */
 struct xdp_flow {

@@ -230,6 +230,10 @@ struct dp_xdp {
                                  * pass after a cached ct()" in
                                  * datapath/xdp-dp.h), or NULL. */
     size_t flow_ids_size;       /* Bytes mapped. */
+    uint64_t *gre_seq;          /* 'xdp_dp_gre_seq', mmapped: per tunnel
+                                 * port, the GRE sequence numbers given
+                                 * (see dpif-xdp-tnl.c)... */
+    size_t gre_seq_size;        /* ...and the bytes mapped. */
     uint32_t next_flow_id OVS_GUARDED_BY(flow_mutex);   /* The next id. */
     bool pinned;                /* Maps pinned in bpffs (maps/pin.c)? */
     bool reused;                /* Pinned maps of an earlier run reused? */

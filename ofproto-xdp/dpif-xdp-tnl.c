@@ -37,7 +37,14 @@
  * the outer headers, strips them and leaves the tunnel metadata in the
  * packet's metadata, after which the packet is looked up again with the
  * tunnel port as its input port (dpif-xdp-upcall.c).  A flow that matches
- * tunnel metadata is classified by ovs-vswitchd (dpif-xdp-uflow.c). */
+ * tunnel metadata is classified by ovs-vswitchd (dpif-xdp-uflow.c).
+ *
+ * One thing OVS's push keeps that XDP cannot reach: a GRE tunnel's sequence
+ * numbers (options:seq=true), counted in the tunnel port's netdev.  XDP
+ * numbers the packets it pushes from a count per tunnel port in the map
+ * xdp_dp_gre_seq, and the packets pushed here take their numbers from the
+ * same count, through the mapped array (gre_seq_set()): one sequence per
+ * port, whoever pushes, as a receiver that checks them wants. */
 
 #include <config.h>
 
@@ -46,6 +53,7 @@
 #include <string.h>
 
 #include "coverage.h"
+#include "csum.h"
 #include "dp-packet.h"
 #include "dpif-xdp-private.h"
 #include "flow.h"
@@ -55,6 +63,7 @@
 #include "odp-util.h"
 #include "packets.h"
 #include "openvswitch/vlog.h"
+#include "unaligned.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(dpif_xdp_tnl);
@@ -93,8 +102,52 @@ output_after(const struct nlattr *actions, size_t actions_len,
     return ODPP_NONE;
 }
 
+/* If 'data' is a GRE header with a sequence number, renumbers the packets
+ * of 'batch', which netdev_push_header() just encapsulated with it and
+ * numbered from OVS's own count, from the count of the tunnel port in
+ * 'xdp_dp_gre_seq', which XDP takes its numbers from too.  If the header
+ * has a checksum, which covers the number, it is made again (OVS 3.1 sums
+ * before it writes the number, so its checksum is of the prebuilt one). */
+static void
+gre_seq_set(struct dp_xdp *dp, struct dp_packet_batch *batch,
+            const struct ovs_action_push_tnl *data)
+{
+    const uint8_t *hdr = (const uint8_t *) data->header;
+    uint32_t port = odp_to_u32(data->tnl_port);
+    bool ip6 = hdr[12] == 0x86 && hdr[13] == 0xdd;
+    size_t l4 = ETH_HEADER_LEN + (ip6 ? IPV6_HEADER_LEN : IP_HEADER_LEN);
+    struct dp_packet *packet;
+
+    if ((data->tnl_type != OVS_VPORT_TYPE_GRE
+         && data->tnl_type != OVS_VPORT_TYPE_IP6GRE)
+        || data->header_len < l4 + 8 || !(hdr[l4] & 0x10)) {
+        return;
+    }
+    if (port >= dp->gre_seq_size / sizeof *dp->gre_seq) {
+        return;
+    }
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        uint32_t seq = __atomic_fetch_add(&dp->gre_seq[port], 1,
+                                          __ATOMIC_RELAXED);
+        uint8_t *p = dp_packet_data(packet);
+
+        if (dp_packet_size(packet) < data->header_len) {
+            continue;
+        }
+        put_unaligned_be32((ovs_be32 *) (p + data->header_len - 4),
+                           htonl(seq));
+        if (hdr[l4] & 0x80) {
+            ovs_be16 *check = (ovs_be16 *) (p + l4 + 4);
+
+            *check = 0;
+            *check = csum(p + l4, dp_packet_size(packet) - l4);
+        }
+    }
+}
+
 /* What the pieces of a cut packet need (see push_cut_piece()). */
 struct push_cut_aux {
+    struct dp_xdp *dp;
     struct netdev *tnl;         /* The tunnel port's netdev. */
     const struct ovs_action_push_tnl *data;
     uint32_t hash;              /* The original packet's hash. */
@@ -112,6 +165,7 @@ push_cut_piece(void *aux_, struct dp_packet *piece)
     dp_packet_set_rss_hash(piece, aux->hash);
     dp_packet_batch_init_packet(&one, piece);
     netdev_push_header(aux->tnl, &one, aux->data);
+    gre_seq_set(aux->dp, &one, aux->data);
     if (dp_packet_batch_is_full(&aux->out)) {
         netdev_send(aux->out_netdev, 0, &aux->out, true);
         dp_packet_batch_init(&aux->out);
@@ -140,7 +194,7 @@ dp_xdp_tnl_push(struct dp_xdp *dp, struct dp_packet_batch *batch,
     const struct ovs_action_push_tnl *data = nl_attr_get(a);
     struct netdev *netdev = dp_xdp_port_tnl_netdev_ref(dp, data->tnl_port);
     odp_port_t out_port = output_after(actions, actions_len, a);
-    struct push_cut_aux aux = { .tnl = netdev, .data = data };
+    struct push_cut_aux aux = { .dp = dp, .tnl = netdev, .data = data };
     struct dp_packet *packet;
     int inner_mtu = INT_MAX;
     size_t i, n;
@@ -188,6 +242,7 @@ dp_xdp_tnl_push(struct dp_xdp *dp, struct dp_packet_batch *batch,
         netdev_send(aux.out_netdev, 0, &aux.out, true);
     }
     netdev_push_header(netdev, batch, data);
+    gre_seq_set(dp, batch, data);
     netdev_close(aux.out_netdev);
     netdev_close(netdev);
 }

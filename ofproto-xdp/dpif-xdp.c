@@ -743,6 +743,17 @@ dp_xdp_create(const char *name, struct dp_xdp **dpp)
         VLOG_WARN("%s: cannot mmap the flow ids (%s)", name,
                   ovs_strerror(errno));
     }
+    uint32_t n_seq;
+    dp->gre_seq = xdp_array_mmap(bpf_map__fd(dp->skel->maps.xdp_dp_gre_seq),
+                                 sizeof *dp->gre_seq, &dp->gre_seq_size,
+                                 &n_seq);
+    if (!dp->gre_seq || n_seq < XDP_DP_MAX_PORTS) {
+        /* XDP would number GRE packets that ovs-vswitchd could not. */
+        error = dp->gre_seq ? EINVAL : errno;
+        VLOG_ERR("%s: cannot mmap the GRE sequence numbers (%s)",
+                 name, ovs_strerror(error));
+        goto error;
+    }
     error = dp_xdp_upcall_init(dp);
     if (error) {
         goto error;
@@ -788,6 +799,10 @@ error:
         munmap(dp->flow_ids, dp->flow_ids_size);
         dp->flow_ids = NULL;
     }
+    if (dp->gre_seq) {
+        munmap(dp->gre_seq, dp->gre_seq_size);
+        dp->gre_seq = NULL;
+    }
     tc_dp__destroy(dp->tc_skel);
     xdp_dp__destroy(dp->skel);
     dp_xdp_flow_destroy(dp);
@@ -823,6 +838,10 @@ dp_xdp_free(struct dp_xdp *dp)
     if (dp->flow_ids) {
         munmap(dp->flow_ids, dp->flow_ids_size);
         dp->flow_ids = NULL;
+    }
+    if (dp->gre_seq) {
+        munmap(dp->gre_seq, dp->gre_seq_size);
+        dp->gre_seq = NULL;
     }
     if (dp->live_skel != dp->skel) {
         xdp_dp__destroy(dp->live_skel);

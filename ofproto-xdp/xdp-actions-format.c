@@ -181,7 +181,8 @@ xdp_action_format(struct ds *s, const struct xdp_dp_action *xa)
         break;
 
     case XDP_DP_ACTION_TNL_PUSH:
-        ds_put_format(s, "tnl_push(len=%"PRIu16")", xa->tnl_push.len);
+        ds_put_format(s, "tnl_push(len=%"PRIu16"%s)", xa->tnl_push.len,
+                      xa->tnl_push.seq_port ? ",seq" : "");
         break;
 
     case XDP_DP_ACTION_DATA:

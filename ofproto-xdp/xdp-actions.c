@@ -329,11 +329,12 @@ xdp_action_compile__(const struct nlattr *a, struct xdp_dp_action *xa,
  * its header (see "Tunnels" in datapath/xdp-dp.h), with at most 'room'
  * actions.  XDP runs the push of UDP tunnels (VXLAN, VXLAN-GPE, Geneve)
  * over IPv4 or IPv6, with or without UDP checksums (datapath/xdp-dp-tnl.h),
- * and of GRE over IPv4 or IPv6 with Ethernet inside and neither checksum
- * nor sequence number; other tunnels, and a header that does not fit, stay
- * in ovs-vswitchd, with the reason in 'why' (if nonnull).  Sets '*no_gso'
- * if the push cannot run in XDP on a GSO segment (a UDP tunnel over IPv6:
- * see XDP_FLOW_F_NO_GSO).  Returns the number of actions used, or 0. */
+ * and of GRE over IPv4 or IPv6 with Ethernet inside, a key or not, a
+ * sequence number or not, but no checksum; other tunnels, and a header that
+ * does not fit, stay in ovs-vswitchd, with the reason in 'why' (if
+ * nonnull).  Sets '*no_gso' if the push cannot run in XDP on a GSO segment
+ * (a UDP tunnel over IPv6, GRE with a sequence number: see
+ * XDP_FLOW_F_NO_GSO).  Returns the number of actions used, or 0. */
 static size_t
 xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
                      size_t room, bool *no_gso, struct ds *why)
@@ -370,12 +371,22 @@ xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
          * headers, then UDP or GRE: where xdp-dp-tnl.h looks for the
          * lengths and the source port. */
         bad = "over a network other than IPv4 or IPv6";
-    } else if (gre && (hdr[l4] & 0x90 || hdr[l4 + 2] != 0x65
-                       || hdr[l4 + 3] != 0x58)) {
-        /* The C and S flags: a checksum over the packet, or a sequence
-         * number that counts packets; and anything but Ethernet inside,
-         * which the TC half's GSO flags would misdescribe. */
-        bad = "of GRE with a checksum, a sequence number or no Ethernet";
+    } else if (gre && (hdr[l4] & ~0x30 || hdr[l4 + 1]
+                       || hdr[l4 + 2] != 0x65 || hdr[l4 + 3] != 0x58)) {
+        /* Flags but K and S (the C flag: a checksum over the packet, which
+         * the TC half cannot make for a GSO segment), a version, or
+         * anything but Ethernet inside, which the TC half's GSO flags
+         * would misdescribe. */
+        bad = "of GRE with a checksum or no Ethernet";
+    } else if (gre && data->header_len != (l4 + 4 + (hdr[l4] & 0x20 ? 4 : 0)
+                                           + (hdr[l4] & 0x10 ? 4 : 0))) {
+        /* The sequence number is then the header's last 4 bytes, where
+         * tnl_assemble() writes it. */
+        bad = "of GRE with a header of the wrong length";
+    } else if (gre && hdr[l4] & 0x10
+               && (!odp_to_u32(data->tnl_port)
+                   || odp_to_u32(data->tnl_port) >= XDP_DP_MAX_PORTS)) {
+        bad = "of GRE with a sequence number, from a port out of range";
     }
     n_data = DIV_ROUND_UP(data->header_len, 32);
     if (!bad && room < 1 + n_data) {
@@ -392,6 +403,10 @@ xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
     xa[0].tnl_push.len = data->header_len;
     xa[0].tnl_push.port_min = tnl_udp_port_min;
     xa[0].tnl_push.port_max = tnl_udp_port_max;
+    /* GRE's S flag: a sequence number from the port's count, which
+     * dp_xdp_tnl_push() shares. */
+    xa[0].tnl_push.seq_port = (gre && hdr[l4] & 0x10
+                               ? odp_to_u32(data->tnl_port) : 0);
     for (size_t k = 0; k < n_data; k++) {
         size_t ofs = k + 1 < n_data ? 32 * k : data->header_len - 32;
 
@@ -399,8 +414,10 @@ xdp_tnl_push_compile(const struct nlattr *a, struct xdp_dp_action *xa,
         memcpy(xa[1 + k].data, hdr + ofs, 32);
     }
     /* OVS gives every UDP tunnel over IPv6 a checksum (udp_build_header()),
-     * which the TC half cannot make for a GSO segment. */
-    *no_gso = ip6 && !gre;
+     * which the TC half cannot make for a GSO segment; and the kernel would
+     * copy one sequence number into every piece of one, as Linux's own GRE
+     * devices with sequence numbers avoid by offering no GSO at all. */
+    *no_gso = (ip6 && !gre) || xa[0].tnl_push.seq_port;
     return 1 + n_data;
 }
 
