@@ -66,4 +66,16 @@ police(__u64 len, __u32 port_no)
     return pass;
 }
 
+#ifndef XDP_DP_SKB_PIPELINE
+/* police() out of line, for xdp_dp_main(): what it spills around its
+ * helper calls then takes no room in the frame of xdp_dp_main(), one of
+ * the deepest chain of frames (see "Passes" in xdp-dp.bpf.c).  A global
+ * function: the verifier checks it once. */
+__attribute__((noinline)) int
+xdp_dp_police__(__u64 len, __u32 port_no)
+{
+    return police(len, port_no);
+}
+#endif
+
 #endif /* xdp-dp-police.h */

@@ -81,6 +81,9 @@ struct pass_buf {
                                              * outputs, */
         struct xdp_dp_upcall up;            /* an upcall's header. */
     } tmp;
+    struct pkt_md md;           /* The packet's metadata, in a program
+                                 * with 'xdp_dp_cfg.execute_call' (see
+                                 * xdp_dp_main()). */
 };
 
 struct {
@@ -765,6 +768,36 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
     return XDP_DROP;
 }
 
+/* execute() out of line, for a compiled program with
+ * 'xdp_dp_cfg.execute_call' (see "Passes" below): 'ct' is the packet's
+ * connection (as execute() takes it, or 0), with XDP_DP_EXECUTE_F_FIRST
+ * for the first pass. */
+#define XDP_DP_EXECUTE_F_FIRST (1u << 30)
+_Static_assert(!(XDP_DP_EXECUTE_F_FIRST
+                 & (XDP_DP_PKT_CT_SLOT_MASK | XDP_DP_PKT_CT_F_NAT)),
+               "a free bit of 'ct'");
+__attribute__((noinline)) int
+xdp_dp_execute__(struct xdp_md *ctx, const struct xdp_flow *flow,
+                 struct pkt_md *md, struct pass_buf *buf, __u32 ct)
+{
+    const struct xdp_dp_ct_entry *cte = NULL;
+    int first_pass = !!(ct & XDP_DP_EXECUTE_F_FIRST);
+
+    if (!flow || !md || !buf) {
+        return XDP_DROP;
+    }
+    ct &= ~XDP_DP_EXECUTE_F_FIRST;
+    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && ct) {
+        __u32 ct_slot = (ct & XDP_DP_PKT_CT_SLOT_MASK) - 1;
+
+        cte = bpf_map_lookup_elem(&xdp_dp_ct_entries, &ct_slot);
+        if (!cte) {
+            return XDP_DROP;
+        }
+    }
+    return execute(ctx, flow, md, buf, cte, ct, first_pass);
+}
+
 /* Whether the packet in 'ctx', with metadata 'md' and key 'key', must be
  * handed to ovs-vswitchd although it hit 'flow' in XDP: a slow-path flow,
  * a flow whose actions this compiled program has no code for, a
@@ -844,7 +877,24 @@ needs_slow_path(struct xdp_md *ctx, const struct xdp_flow *flow,
  * process 970,000 for the generic program, near its limit of a million;
  * every pass through the global function, the first one too, processed
  * 104,000 but made compiled programs 6 to 15% slower per packet in
- * ovs-xdp-bench fastpath. */
+ * ovs-xdp-bench fastpath.
+ *
+ * The verifier also walks a pass's actions once for each kind of map a
+ * flow can come from: each key size of the compiled subtables, the
+ * full-size subtables and the generic classifier leave the flow pointer
+ * in a state of its own (the map it points into), which it does not
+ * prune as alike.  With many actions in use (OVN: ct(), ct_clear,
+ * tunnels, rewrites) that went past its million instructions.  A compiled
+ * program with 'xdp_dp_cfg.execute_call' runs the actions in a global
+ * function instead, xdp_dp_execute__(), checked once, and, for the stack
+ * that one more frame takes, every pass in another, xdp_dp_pass__(), with
+ * the packet's metadata in the per-CPU pass_buf rather than on the stack.
+ * The generic program (all actions, every kind of subtable) takes the
+ * verifier about 650,000 instructions inline, 370,000 out of line.
+ * ovs-vswitchd asks for it only when the verifier refused the program
+ * without it (dpif-xdp-compile.c): the calls cost a little per packet,
+ * and the first pass no longer leaves out what an arriving packet's
+ * metadata rules out. */
 
 /* Hands the packet to ovs-vswitchd for a miss or a slow-path flow of this
  * pass, after making the checksum changes of earlier passes, so that
@@ -855,6 +905,18 @@ upcall_pass(struct xdp_md *ctx, __u32 type, struct pkt_md *md,
 {
     apply_l4_csum_diff(ctx, &buf->key, &md->diff);
     return upcall(ctx, type, md, buf, arg);
+}
+
+/* classify_compiled() in a frame of its own, for a program with
+ * 'xdp_dp_cfg.execute_call': the registers that its unrolled lookups spill
+ * (over 100 bytes) then take no room in the frame of the pass, which is
+ * one of the deepest chain of frames, with the actions' and a tunnel
+ * push's.  Not a global function: it returns a pointer into a map. */
+static __attribute__((noinline)) struct xdp_flow *
+classify_compiled_call(const struct xdp_flow_key *key, __u32 *ck,
+                       __u32 *n_visited, struct xdp_dp_stats *dp_stats)
+{
+    return classify_compiled(key, ck, n_visited, dp_stats);
 }
 
 /* One pass of the packet in 'ctx', with metadata 'md', through the flow
@@ -918,7 +980,10 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf,
     }
 
     if (xdp_dp_cfg.enabled) {
-        flow = classify_compiled(key, buf->tmp.ck, &n_visited, dp_stats);
+        flow = (xdp_dp_cfg.execute_call
+                ? classify_compiled_call(key, buf->tmp.ck, &n_visited,
+                                         dp_stats)
+                : classify_compiled(key, buf->tmp.ck, &n_visited, dp_stats));
         if (!flow) {
             dp_stats->n_fallback++;
             if (!all_l4 && xdp_parse_l4_pending(key, info)) {
@@ -990,6 +1055,11 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf,
 
     xdp_dp_flow_count(slot, ctx->data_end - ctx->data,
                       key->nw_proto == IPPROTO_TCP ? key->tcp_flags : 0);
+    if (xdp_dp_cfg.execute_call) {
+        return xdp_dp_execute__(ctx, flow, md, buf,
+                                ((cte ? ct_md : 0)
+                                 | (first_pass ? XDP_DP_EXECUTE_F_FIRST : 0)));
+    }
     return execute(ctx, flow, md, buf, cte, cte ? ct_md : 0, first_pass);
 }
 
@@ -1005,31 +1075,30 @@ xdp_dp_recirc_pass__(struct xdp_md *ctx, struct pkt_md *md,
     return dp_pass(ctx, md, buf, 0);
 }
 
-SEC("xdp")
-int
-xdp_dp_main(struct xdp_md *ctx)
+/* dp_pass() for every pass, the first one too, of a program with
+ * 'xdp_dp_cfg.execute_call': the frames of xdp_dp_main(), a pass, the
+ * actions (xdp_dp_execute__()) and a tunnel push and its checksum fit the
+ * verifier's 512 bytes of stack only if xdp_dp_main()'s holds no pass.
+ * 'first_pass' is not a constant here, so this one function has the code
+ * of both (see "Passes"). */
+__attribute__((noinline)) int
+xdp_dp_pass__(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf,
+              __u32 first_pass)
 {
-    __u32 ifindex = ctx->ingress_ifindex;
-    __u32 *port_no = bpf_map_lookup_elem(&xdp_dp_in_ports, &ifindex);
-    struct pass_buf *buf;
-    __u32 zero = 0;
-    struct pkt_md md = {};
-    int verdict;
-
-    if (!port_no) {
-        return XDP_PASS;
-    }
-    md.in_port = *port_no & XDP_DP_IN_PORT_MASK;
-    md.skb_only = *port_no & XDP_DP_IN_PORT_F_GENERIC;
-    if (*port_no & XDP_DP_IN_PORT_F_POLICED && !police(bpf_xdp_get_buff_len(ctx), md.in_port)) {
-        COUNT(n_policed, 1);
+    if (!md || !buf) {
         return XDP_DROP;
     }
-    buf = bpf_map_lookup_elem(&xdp_dp_pass_buf, &zero);
-    if (!buf) {
-        return XDP_PASS;
-    }
-    verdict = dp_pass(ctx, &md, buf, 1);
+    return dp_pass(ctx, md, buf, first_pass != 0);
+}
+
+/* The passes of the packet in 'ctx', with metadata 'md', through the flow
+ * table, working in 'buf': the first inline, then one per recirculation.
+ * Returns the verdict of the last. */
+static __always_inline int
+all_passes(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
+{
+    int verdict = dp_pass(ctx, md, buf, 1);
+
     for (int i = 0; HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_RECIRC)
                                | ACTION_BIT(XDP_DP_ACTION_TNL_POP))
                     && verdict == RECIRCULATE; i++) {
@@ -1037,7 +1106,73 @@ xdp_dp_main(struct xdp_md *ctx)
             COUNT(n_recirc_limited, 1);
             return XDP_DROP;
         }
-        verdict = xdp_dp_recirc_pass__(ctx, &md, buf);
+        verdict = xdp_dp_recirc_pass__(ctx, md, buf);
+    }
+    return verdict;
+}
+
+/* all_passes() for a program with 'xdp_dp_cfg.execute_call', every pass a
+ * call of xdp_dp_pass__(). */
+static __always_inline int
+all_passes_out_of_line(struct xdp_md *ctx, struct pkt_md *md,
+                       struct pass_buf *buf)
+{
+    int verdict = xdp_dp_pass__(ctx, md, buf, 1);
+
+    for (int i = 0; HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_RECIRC)
+                               | ACTION_BIT(XDP_DP_ACTION_TNL_POP))
+                    && verdict == RECIRCULATE; i++) {
+        if (i == XDP_DP_MAX_RECIRC) {
+            COUNT(n_recirc_limited, 1);
+            return XDP_DROP;
+        }
+        verdict = xdp_dp_pass__(ctx, md, buf, 0);
+    }
+    return verdict;
+}
+
+/* The program, for the packet in 'ctx': its port, its policer, its passes
+ * and the verdict.  'out_of_line' (a constant) for a program with
+ * 'xdp_dp_cfg.execute_call', whose passes and actions run in global
+ * functions (see "Passes"): its frames are then two calls deeper, and the
+ * 512 bytes of stack for all of them have no room for the metadata,
+ * which goes into 'buf'. */
+static __always_inline int
+xdp_dp_run(struct xdp_md *ctx, int out_of_line)
+{
+    __u32 ifindex = ctx->ingress_ifindex;
+    __u32 *port_no = bpf_map_lookup_elem(&xdp_dp_in_ports, &ifindex);
+    struct pass_buf *buf;
+    __u32 zero = 0, in_port, skb_only;
+    int verdict;
+
+    if (!port_no) {
+        return XDP_PASS;
+    }
+    in_port = *port_no & XDP_DP_IN_PORT_MASK;
+    skb_only = *port_no & XDP_DP_IN_PORT_F_GENERIC;
+    if (*port_no & XDP_DP_IN_PORT_F_POLICED
+        && !xdp_dp_police__(bpf_xdp_get_buff_len(ctx), in_port)) {
+        COUNT(n_policed, 1);
+        return XDP_DROP;
+    }
+    buf = bpf_map_lookup_elem(&xdp_dp_pass_buf, &zero);
+    if (!buf) {
+        return XDP_PASS;
+    }
+    if (out_of_line) {
+        struct pkt_md *md = &buf->md;
+
+        __builtin_memset(md, 0, sizeof *md);
+        md->in_port = in_port;
+        md->skb_only = skb_only;
+        verdict = all_passes_out_of_line(ctx, md, buf);
+    } else {
+        /* On the stack, the verifier knows what the first pass starts
+         * with, and leaves out the code that that rules out. */
+        struct pkt_md md = { .in_port = in_port, .skb_only = skb_only };
+
+        verdict = all_passes(ctx, &md, buf);
     }
     /* Upcalls and drops return XDP_DROP, but for upcalls that the TC half
      * makes (UPCALL_VIA_TC); only the outputs of a flow's actions return
@@ -1049,6 +1184,25 @@ xdp_dp_main(struct xdp_md *ctx)
         COUNT(n_forwarded, 1);
     }
     return verdict;
+}
+
+/* xdp_dp_run() for a program with 'xdp_dp_cfg.execute_call', in a frame of
+ * its own: xdp_dp_main()'s is laid out for the inline passes, and what it
+ * spills there would take the room that the calls need. */
+__attribute__((noinline)) int
+xdp_dp_run_out_of_line__(struct xdp_md *ctx)
+{
+    return xdp_dp_run(ctx, 1);
+}
+
+SEC("xdp")
+int
+xdp_dp_main(struct xdp_md *ctx)
+{
+    if (xdp_dp_cfg.execute_call) {
+        return xdp_dp_run_out_of_line__(ctx);
+    }
+    return xdp_dp_run(ctx, 0);
 }
 
 #include "xdp-dp-skb.h"

@@ -40,7 +40,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 22
+#define XDP_DP_ABI_VERSION 23
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -744,6 +744,12 @@ struct xdp_dp_cfg {
                                  * are parsed before the compiled lookups. */
     __u32 action_bits;          /* Actions with code in the program (see
                                  * XDP_DP_ACTION_F_OUTPUTS). */
+    __u32 execute_call;         /* 1: a flow's actions run in a global
+                                 * function, xdp_dp_execute__(), which the
+                                 * verifier checks once, not once for each
+                                 * kind of subtable a flow came from (see
+                                 * "Passes" in xdp-dp.bpf.c). */
+    __u32 pad;
     struct xdp_dp_csub csubs[XDP_DP_MAX_CSUBS];
 };
 

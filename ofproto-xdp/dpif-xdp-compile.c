@@ -89,6 +89,7 @@ VLOG_DEFINE_THIS_MODULE(dpif_xdp_compile);
 
 COVERAGE_DEFINE(xdp_compile);
 COVERAGE_DEFINE(xdp_compile_failed);
+COVERAGE_DEFINE(xdp_compile_halved);
 
 #define XDP_COMPILE_COALESCE_MS 100     /* Quiet time before a compile. */
 #define XDP_COMPILE_INTERVAL_MS 1000    /* Least time between compiles. */
@@ -125,9 +126,20 @@ struct dp_xdp_compiler {
     uint64_t n_unchanged;       /* Compiles skipped: nothing to change. */
     uint64_t n_standby;         /* Generic program swapped in for a flow
                                  * with actions the compiled one lacked. */
+    bool out_of_line;           /* Actions out of line in every compiled
+                                 * program ('execute_call'), for tests. */
+    bool refuse_inline;         /* E2BIG for every compiled program with its
+                                 * actions inline, for tests. */
     long long int quiet_ms;     /* XDP_COMPILE_COALESCE_MS, or what the
                                  * environment says (tests). */
     uint32_t failed_hash;       /* Configuration that failed last, or 0. */
+    /* What the verifier took after it refused the whole table (E2BIG), for
+     * the actions in use then, 'big_bits' (0 if it never did): actions
+     * out of line ('execute_call'), and at most 'csub_limit' compiled
+     * subtables. */
+    uint32_t big_bits;
+    uint32_t big_execute_call;
+    uint32_t csub_limit;
     char *last_error;           /* Why the last failure failed, or NULL. */
     double compile_ms;          /* The last compile: all of it, */
     double load_ms;             /* loading and verification, */
@@ -407,6 +419,20 @@ cfg_hash(const struct xdp_dp_cfg *cfg)
     return hash_bytes(cfg, sizeof *cfg, 0) | 1;
 }
 
+/* Keeps only the first 'n' of 'cfg''s compiled subtables, the busiest
+ * (they are in ranking order); the generic classifier finds the packets of
+ * the rest.  'parse_l4' stays as it was: parsing a transport header that
+ * no compiled mask needs any more costs a little, and is correct. */
+static void
+cfg_truncate(struct xdp_dp_cfg *cfg, uint32_t n)
+{
+    if (n < cfg->n_csubs) {
+        memset(&cfg->csubs[n], 0,
+               (cfg->n_csubs - n) * sizeof cfg->csubs[0]);
+        cfg->n_csubs = n;
+    }
+}
+
 /* Reads the running program's instruction counts into 'c'. */
 static void
 read_prog_info(struct dp_xdp_compiler *c, int prog_fd)
@@ -471,8 +497,14 @@ compile(struct dp_xdp *dp, bool force, struct ds *reply)
     }
     action_bits = flows_action_bits(dp);
 
-    /* 2. The configuration. */
+    /* 2. The configuration: as the verifier took it, the last time it
+     * refused more with the same actions. */
     xdp_compile_build(masks, n_masks, action_bits, &cfg);
+    cfg.execute_call = c->out_of_line;
+    if (c->big_bits && action_bits == c->big_bits) {
+        cfg.execute_call = c->big_execute_call;
+        cfg_truncate(&cfg, c->csub_limit);
+    }
     if (!force && !cmaps_need_work(dp, &cfg)
         && (!memcmp(&cfg, &c->cfg, sizeof cfg)
             || cfg_hash(&cfg) == c->failed_hash)) {
@@ -503,13 +535,47 @@ compile(struct dp_xdp *dp, bool force, struct ds *reply)
     struct xdp_dp *skel;
     long long int load_start = time_usec();
     bool quiesce = pthread_equal(pthread_self(), c->thread);
+    uint32_t full_hash = cfg_hash(&cfg);
+    struct xdp_dp_cfg full = cfg;
 
-    if (quiesce) {
-        ovsrcu_quiesce_start();
-    }
-    error = dp_xdp_load_program(dp, &cfg, &skel);
-    if (quiesce) {
-        ovsrcu_quiesce_end();
+    for (int tries = 0; ; tries++) {
+        if (quiesce) {
+            ovsrcu_quiesce_start();
+        }
+        error = (c->refuse_inline && !cfg.execute_call
+                 ? E2BIG : dp_xdp_load_program(dp, &cfg, &skel));
+        if (quiesce) {
+            ovsrcu_quiesce_end();
+        }
+        /* E2BIG: the verifier walked more than its million instructions.
+         * It walks the actions once for each kind of subtable a flow can
+         * come from (see "Passes" in datapath/xdp-dp.bpf.c): found with
+         * OVN, whose ct(), ct_clear, tunnels and rewrites in one table
+         * took seven compiled subtables past it.  First the actions go
+         * out of line, into a function checked once; then the busier
+         * half of the subtables (they are in ranking order) is compiled,
+         * the rest classified generically, at most twice over.  What it
+         * took is kept for the next compiles with the same actions. */
+        if (error != E2BIG || tries >= 3) {
+            break;
+        }
+        if (!cfg.execute_call) {
+            cfg.execute_call = 1;
+            VLOG_INFO("%s: the verifier refused %"PRIu32" compiled "
+                      "subtables (%s): trying with the actions out of line",
+                      dp->name, cfg.n_csubs, ovs_strerror(error));
+        } else if (cfg.n_csubs >= 2) {
+            uint32_t n_before = cfg.n_csubs;
+
+            cfg_truncate(&cfg, cfg.n_csubs / 2);
+            COVERAGE_INC(xdp_compile_halved);
+            VLOG_INFO("%s: the verifier refused %"PRIu32" compiled "
+                      "subtables with the actions out of line (%s): "
+                      "trying %"PRIu32, dp->name, n_before,
+                      ovs_strerror(error), cfg.n_csubs);
+        } else {
+            break;
+        }
     }
     double load_ms = (time_usec() - load_start) / 1000.0;
     if (!error) {
@@ -573,7 +639,17 @@ compile(struct dp_xdp *dp, bool force, struct ds *reply)
 
     COVERAGE_INC(xdp_compile);
     c->n_compiles++;
-    c->failed_hash = 0;
+    if (memcmp(&cfg, &full, sizeof cfg)) {
+        /* Cut down for the verifier: the whole table's configuration is
+         * not tried again. */
+        c->failed_hash = full_hash;
+        c->big_bits = cfg.action_bits;
+        c->big_execute_call = cfg.execute_call;
+        c->csub_limit = (cfg.n_csubs < full.n_csubs
+                         ? cfg.n_csubs : XDP_DP_MAX_CSUBS);
+    } else {
+        c->failed_hash = 0;
+    }
     c->load_ms = load_ms;
     c->compile_ms = c->last_compile - start;
     /* A new ranking window. */
@@ -736,6 +812,14 @@ dp_xdp_compile_init(struct dp_xdp *dp)
     unsigned int quiet;
     c->quiet_ms = (env && str_to_uint(env, 10, &quiet)
                    ? quiet : XDP_COMPILE_COALESCE_MS);
+    /* Tests run every compiled program with its actions out of line, as
+     * the verifier may make a big table need (see compile()). */
+    env = getenv("OVS_XDP_COMPILE_OUT_OF_LINE");
+    c->out_of_line = env && !strcmp(env, "1");
+    /* And stand in for a verifier that refuses every compiled program
+     * with its actions inline, as it does big tables (compile()). */
+    env = getenv("OVS_XDP_COMPILE_REFUSE_INLINE");
+    c->refuse_inline = env && !strcmp(env, "1");
     c->dirty_since = LLONG_MAX;
     for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
         c->slots[i].cmap_fd = -1;
@@ -932,6 +1016,22 @@ dp_xdp_compile_format(struct dp_xdp *dp, struct ds *s)
                   c->xlated_insns, c->jited_bytes, c->verified_insns);
     if (c->last_error) {
         ds_put_format(s, "  last failure: %s\n", c->last_error);
+    }
+    if (c->big_bits) {
+        ds_put_format(s, "  too big for the verifier with these actions, "
+                      "so %s", c->big_execute_call ? "out of line" : "inline");
+        if (c->csub_limit < XDP_DP_MAX_CSUBS) {
+            ds_put_format(s, ", at most %"PRIu32" compiled subtables",
+                          c->csub_limit);
+        }
+        ds_put_cstr(s, ": ");
+        xdp_compile_format_actions(s, c->big_bits);
+        ds_put_char(s, '\n');
+    }
+    if (cfg->enabled) {
+        ds_put_format(s, "  actions run %s\n", (cfg->execute_call
+                                               ? "out of line (a call)"
+                                               : "inline"));
     }
     if (!cfg->enabled) {
         ovs_mutex_unlock(&c->mutex);

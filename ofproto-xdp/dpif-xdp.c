@@ -294,6 +294,9 @@ dpif_xdp_unixctl_maps_show(struct unixctl_conn *conn, int argc,
         xdp_map_format(&s, "xdp_dp_samples",
                    bpf_map__fd(skel->maps.xdp_dp_samples), -1,
                        "sample rings, read through mmap in batches");
+        xdp_map_format(&s, "xdp_dp_gre_seq",
+                   bpf_map__fd(skel->maps.xdp_dp_gre_seq), -1,
+                       "GRE sequence numbers, shared through mmap");
         xdp_map_format(&s, "xdp_dp_scratch",
                    bpf_map__fd(skel->maps.xdp_dp_scratch), -1,
                        "the program's scratch space");

@@ -1200,6 +1200,15 @@ xc_compile(struct xc_ctx *ctx, const char *phase,
                       "actions %#"PRIx32", its configuration says %#"PRIx32,
                       live_action_bits, cfg.action_bits);
     }
+    /* OVS_XDP_COMPILE_OUT_OF_LINE=1 asks for every compiled program with
+     * its actions out of line (xdp_dp_execute__()). */
+    const char *ool = getenv("OVS_XDP_COMPILE_OUT_OF_LINE");
+    uint32_t want_call = ool && !strcmp(ool, "1");
+    if (cfg.enabled && cfg.execute_call != want_call) {
+        ds_put_format(&why, "\n    actions %s, but %s were asked for",
+                      cfg.execute_call ? "out of line" : "inline",
+                      want_call ? "out of line" : "inline");
+    }
 
     /* One compiled subtable per mask in use, each with its mask. */
     bool seen[XDP_DP_MAX_MASKS] = { false };
