@@ -333,6 +333,21 @@ dp_xdp_stats_lanes_set(struct xdp_dp *skel)
         CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_own_lane));
 }
 
+/* Gives the not yet loaded instance whose lane constants are at
+ * 'cpu_lanes' and 'own_lane' (an XDP or a TC skeleton's read-only data)
+ * those of 'dp''s own skeleton, which sized the shared statistics array
+ * (dp_xdp_stats_lanes_set()). */
+static void
+dp_xdp_stats_lanes_copy(const struct dp_xdp *dp,
+                        const volatile uint32_t *cpu_lanes,
+                        const volatile uint32_t *own_lane)
+{
+    *CONST_CAST(uint32_t *, cpu_lanes)
+        = dp->skel->rodata->xdp_dp_stats_cpu_lanes;
+    *CONST_CAST(uint32_t *, own_lane)
+        = dp->skel->rodata->xdp_dp_stats_own_lane;
+}
+
 /* Opens and loads 'dp''s skeleton, with its maps pinned (reusing those of
  * an earlier run when their layout matches).  Returns 0 or a positive
  * errno. */
@@ -408,10 +423,8 @@ dp_xdp_load_tc_pipeline(struct dp_xdp *dp)
         }
     }
     skel->data->xdp_parse_vlan_limit = flow_vlan_limit;
-    *CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_cpu_lanes)
-        = dp->skel->rodata->xdp_dp_stats_cpu_lanes;
-    *CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_own_lane)
-        = dp->skel->rodata->xdp_dp_stats_own_lane;
+    dp_xdp_stats_lanes_copy(dp, &skel->rodata->xdp_dp_stats_cpu_lanes,
+                            &skel->rodata->xdp_dp_stats_own_lane);
     skel->data->xdp_dp_upcall_burst = dp->skel->data->xdp_dp_upcall_burst;
     skel->data->xdp_dp_slow_path_burst
         = dp->skel->data->xdp_dp_slow_path_burst;
@@ -555,10 +568,8 @@ dp_xdp_load_program(struct dp_xdp *dp, const struct xdp_dp_cfg *cfg,
         memcpy(CONST_CAST(struct xdp_dp_cfg *, &skel->rodata->xdp_dp_cfg),
                cfg, sizeof *cfg);
     }
-    *CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_cpu_lanes)
-        = dp->skel->rodata->xdp_dp_stats_cpu_lanes;
-    *CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_own_lane)
-        = dp->skel->rodata->xdp_dp_stats_own_lane;
+    dp_xdp_stats_lanes_copy(dp, &skel->rodata->xdp_dp_stats_cpu_lanes,
+                            &skel->rodata->xdp_dp_stats_own_lane);
     error = xdp_dp__load(skel);
     if (error) {
         error = -error;
