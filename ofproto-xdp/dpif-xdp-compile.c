@@ -140,6 +140,7 @@ struct dp_xdp_compiler {
     uint32_t big_bits;
     uint32_t big_execute_call;
     uint32_t csub_limit;
+    uint32_t big_n_refused;     /* Compiled subtables refused inline. */
     char *last_error;           /* Why the last failure failed, or NULL. */
     double compile_ms;          /* The last compile: all of it, */
     double load_ms;             /* loading and verification, */
@@ -504,6 +505,14 @@ compile(struct dp_xdp *dp, bool force, struct ds *reply)
     if (c->big_bits && action_bits == c->big_bits) {
         cfg.execute_call = c->big_execute_call;
         cfg_truncate(&cfg, c->csub_limit);
+    } else if (c->big_bits && c->big_execute_call
+               && (action_bits & c->big_bits) == c->big_bits
+               && cfg.n_csubs >= c->big_n_refused) {
+        /* More kinds of action over as many subtables as the verifier
+         * refused inline: it would refuse this too, after as long (15 s
+         * and more for OVN's tables).  A wrong guess would cost only some
+         * speed per packet. */
+        cfg.execute_call = 1;
     }
     if (!force && !cmaps_need_work(dp, &cfg)
         && (!memcmp(&cfg, &c->cfg, sizeof cfg)
@@ -645,6 +654,7 @@ compile(struct dp_xdp *dp, bool force, struct ds *reply)
         c->failed_hash = full_hash;
         c->big_bits = cfg.action_bits;
         c->big_execute_call = cfg.execute_call;
+        c->big_n_refused = full.execute_call ? 0 : full.n_csubs;
         c->csub_limit = (cfg.n_csubs < full.n_csubs
                          ? cfg.n_csubs : XDP_DP_MAX_CSUBS);
     } else {
