@@ -1092,12 +1092,17 @@ xdp_dp_pass__(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf,
 }
 
 /* The passes of the packet in 'ctx', with metadata 'md', through the flow
- * table, working in 'buf': the first inline, then one per recirculation.
+ * table, working in 'buf': the first inline, then one per recirculation,
+ * or, if 'out_of_line' (a constant, for a program with
+ * 'xdp_dp_cfg.execute_call'), every one a call of xdp_dp_pass__().
  * Returns the verdict of the last. */
 static __always_inline int
-all_passes(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
+all_passes(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf,
+           int out_of_line)
 {
-    int verdict = dp_pass(ctx, md, buf, 1);
+    int verdict = (out_of_line
+                   ? xdp_dp_pass__(ctx, md, buf, 1)
+                   : dp_pass(ctx, md, buf, 1));
 
     for (int i = 0; HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_RECIRC)
                                | ACTION_BIT(XDP_DP_ACTION_TNL_POP))
@@ -1106,27 +1111,9 @@ all_passes(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf)
             COUNT(n_recirc_limited, 1);
             return XDP_DROP;
         }
-        verdict = xdp_dp_recirc_pass__(ctx, md, buf);
-    }
-    return verdict;
-}
-
-/* all_passes() for a program with 'xdp_dp_cfg.execute_call', every pass a
- * call of xdp_dp_pass__(). */
-static __always_inline int
-all_passes_out_of_line(struct xdp_md *ctx, struct pkt_md *md,
-                       struct pass_buf *buf)
-{
-    int verdict = xdp_dp_pass__(ctx, md, buf, 1);
-
-    for (int i = 0; HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_RECIRC)
-                               | ACTION_BIT(XDP_DP_ACTION_TNL_POP))
-                    && verdict == RECIRCULATE; i++) {
-        if (i == XDP_DP_MAX_RECIRC) {
-            COUNT(n_recirc_limited, 1);
-            return XDP_DROP;
-        }
-        verdict = xdp_dp_pass__(ctx, md, buf, 0);
+        verdict = (out_of_line
+                   ? xdp_dp_pass__(ctx, md, buf, 0)
+                   : xdp_dp_recirc_pass__(ctx, md, buf));
     }
     return verdict;
 }
@@ -1166,13 +1153,13 @@ xdp_dp_run(struct xdp_md *ctx, int out_of_line)
         __builtin_memset(md, 0, sizeof *md);
         md->in_port = in_port;
         md->skb_only = skb_only;
-        verdict = all_passes_out_of_line(ctx, md, buf);
+        verdict = all_passes(ctx, md, buf, 1);
     } else {
         /* On the stack, the verifier knows what the first pass starts
          * with, and leaves out the code that that rules out. */
         struct pkt_md md = { .in_port = in_port, .skb_only = skb_only };
 
-        verdict = all_passes(ctx, &md, buf);
+        verdict = all_passes(ctx, &md, buf, 0);
     }
     /* Upcalls and drops return XDP_DROP, but for upcalls that the TC half
      * makes (UPCALL_VIA_TC); only the outputs of a flow's actions return
