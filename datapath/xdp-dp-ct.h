@@ -246,6 +246,40 @@ ct_nat_fill_key(struct xdp_flow_key *key, const struct xdp_dp_ct_entry *e,
     }
 }
 
+/* Whether Ethernet addresses 'a' and 'b' (both 2-byte aligned) are
+ * equal. */
+static __always_inline int
+eth_eq(const __u8 *a, const __u8 *b)
+{
+    const __u16 *x = (const void *) a;
+    const __u16 *y = (const void *) b;
+
+    return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]));
+}
+
+/* Whether the packet with key 'key' has the Ethernet addresses that the
+ * flow in 'fi' matches, if it matches any ('ids' is what was read of
+ * 'fi->ids'): and whether 'fi->ids' still says 'ids' after they were read
+ * (see "The pass after a cached ct()" in xdp-dp.h). */
+static __always_inline int
+ct_next_eth_match(const struct xdp_dp_flow_ids *fi, __u64 ids,
+                  const struct xdp_flow_key *key)
+{
+    if (!(ids & (XDP_DP_FLOW_IDS_F_ETH_DST | XDP_DP_FLOW_IDS_F_ETH_SRC))) {
+        return 1;
+    }
+    if (ids & XDP_DP_FLOW_IDS_F_ETH_DST
+        && !eth_eq(fi->eth_dst, key->eth_dst)) {
+        return 0;
+    }
+    if (ids & XDP_DP_FLOW_IDS_F_ETH_SRC
+        && !eth_eq(fi->eth_src, key->eth_src)) {
+        return 0;
+    }
+    barrier();
+    return *(volatile __u64 *) &fi->ids == ids;
+}
+
 /* The pass after a cached ct() (see xdp-dp.h), for a packet whose flow
  * was only a ct() that hit cache entry 'cte' (struct pkt_md's 'ct' is
  * 'ct') and a recirc to 'recirc_id', with key 'key' (untagged frames
@@ -275,13 +309,18 @@ ct_next_lookup(struct pkt_md *md, const struct xdp_flow_key *key,
     if (nx->owner == owner) {
         __u64 f = nx->flow;
         __u32 slot = XDP_DP_CT_NEXT_SLOT(f);
-        __u64 *ids = bpf_map_lookup_elem(&xdp_dp_flow_ids, &slot);
+        struct xdp_dp_flow_ids *fi;
 
-        if (ids && XDP_DP_CT_NEXT_GEN(f) == (cte->gen & XDP_DP_CT_GEN_MASK)
-            && XDP_DP_FLOW_IDS_ID(*ids) == XDP_DP_CT_NEXT_ID(f)) {
-            /* Recorded: the output, or 0 for a flow not to skip to. */
-            *slotp = slot;
-            return XDP_DP_FLOW_IDS_PORT1(*ids);
+        fi = bpf_map_lookup_elem(&xdp_dp_flow_ids, &slot);
+        if (fi && XDP_DP_CT_NEXT_GEN(f) == (cte->gen & XDP_DP_CT_GEN_MASK)) {
+            __u64 ids = *(volatile __u64 *) &fi->ids;
+
+            if (XDP_DP_FLOW_IDS_ID(ids) == XDP_DP_CT_NEXT_ID(f)
+                && ct_next_eth_match(fi, ids, key)) {
+                /* Recorded: the output, or 0 for a flow not to skip to. */
+                *slotp = slot;
+                return XDP_DP_FLOW_IDS_PORT1(ids);
+            }
         }
     }
     md->ct_next = owner;
@@ -295,12 +334,17 @@ static __always_inline void
 ct_next_record(__u32 ct, __u64 owner, __u32 slot)
 {
     __u32 ct_slot = (ct & XDP_DP_PKT_CT_SLOT_MASK) - 1;
+    struct xdp_dp_flow_ids *fi;
     struct xdp_dp_ct_next *nx;
-    __u64 *ids;
+    __u64 ids;
 
     nx = bpf_map_lookup_elem(&xdp_dp_ct_next, &ct_slot);
-    ids = bpf_map_lookup_elem(&xdp_dp_flow_ids, &slot);
-    if (!nx || !ids || !XDP_DP_FLOW_IDS_ID(*ids)) {
+    fi = bpf_map_lookup_elem(&xdp_dp_flow_ids, &slot);
+    if (!nx || !fi) {
+        return;
+    }
+    ids = *(volatile __u64 *) &fi->ids;
+    if (!XDP_DP_FLOW_IDS_ID(ids)) {
         return;
     }
     __u64 cur = nx->owner;
@@ -315,7 +359,7 @@ ct_next_record(__u32 ct, __u64 owner, __u32 slot)
             return;
         }
     }
-    nx->flow = XDP_DP_CT_NEXT_FLOW(slot, XDP_DP_FLOW_IDS_ID(*ids), owner);
+    nx->flow = XDP_DP_CT_NEXT_FLOW(slot, XDP_DP_FLOW_IDS_ID(ids), owner);
 }
 
 #endif /* xdp-dp-ct.h */

@@ -364,7 +364,7 @@ struct {
     __uint(map_flags, BPF_F_MMAPABLE);
     __uint(max_entries, XDP_DP_MAX_FLOWS);
     __type(key, __u32);
-    __type(value, __u64);
+    __type(value, struct xdp_dp_flow_ids);
 } xdp_dp_flow_ids SEC(".maps");
 
 /* What both objects of the datapath (the XDP program's, xdp-dp.bpf.c, and

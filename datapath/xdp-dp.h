@@ -40,7 +40,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#define XDP_DP_ABI_VERSION 23
+#define XDP_DP_ABI_VERSION 24
 
 /* One VLAN header, as in OVS's 'union flow_vlan_hdr': 'tci' has
  * XDP_VLAN_CFI set when the header is present. */
@@ -984,6 +984,17 @@ struct xdp_dp_ct_entry {
  * remembered, its output port plus one (ofproto-xdp/dpif-xdp-flow.c
  * decides: one output action, a mask within the fields above).
  *
+ * The Ethernet addresses are not in a cache entry, yet the flows after
+ * ct() that an "actions=NORMAL" stage makes match them exactly: such a
+ * flow may be remembered too, with the addresses it matches beside its id
+ * (XDP_DP_FLOW_IDS_F_ETH_DST, _SRC), and a packet skips to it only if its
+ * own addresses are those, as the classifier would have checked.  Packets
+ * of one direction with other addresses make the pass and record the flow
+ * they find, as after a flow change.  ovs-vswitchd zeroes 'ids' before it
+ * writes the addresses and the new id after them, and the program reads
+ * 'ids' again after the addresses: the same id twice means addresses and
+ * id belong to one flow.
+ *
  * An entry of 'xdp_dp_ct_next' says for which pass it holds ('owner':
  * the recirculation id, the ingress port and the cache entry's 'gen') and
  * what that pass found ('flow': the flow's slot, its id and 'gen' again).
@@ -1016,7 +1027,17 @@ struct xdp_dp_ct_next {
 #define XDP_DP_CT_NEXT_SLOT(FLOW) ((__u32) (FLOW) & (XDP_DP_MAX_FLOWS - 1))
 #define XDP_DP_CT_NEXT_ID(FLOW) ((__u32) ((FLOW) >> 18) & XDP_DP_FLOW_ID_MASK)
 #define XDP_DP_CT_NEXT_GEN(FLOW) ((__u32) ((FLOW) >> 42))
-/* An 'xdp_dp_flow_ids' value: id and output port plus one (0: none). */
+/* An 'xdp_dp_flow_ids' element: 'ids' is the flow's id, its output port
+ * plus one (0: none) and XDP_DP_FLOW_IDS_F_* flags; the addresses are
+ * those the flow matches exactly, where a flag says so. */
+struct xdp_dp_flow_ids {
+    __u64 ids;                  /* XDP_DP_FLOW_IDS(). */
+    __u8 eth_dst[6];            /* With XDP_DP_FLOW_IDS_F_ETH_DST. */
+    __u8 eth_src[6];            /* With XDP_DP_FLOW_IDS_F_ETH_SRC. */
+    __u32 pad;
+};
+#define XDP_DP_FLOW_IDS_F_ETH_DST (1ull << 40)
+#define XDP_DP_FLOW_IDS_F_ETH_SRC (1ull << 41)
 #define XDP_DP_FLOW_IDS(ID, PORT_PLUS_1)                    \
     (((__u64) ((ID) & XDP_DP_FLOW_ID_MASK) << 16) | ((PORT_PLUS_1) & 0xffff))
 #define XDP_DP_FLOW_IDS_ID(V) ((__u32) ((V) >> 16) & XDP_DP_FLOW_ID_MASK)

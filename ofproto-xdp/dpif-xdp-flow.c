@@ -625,7 +625,8 @@ flow_put_prepare(struct dp_xdp *dp, struct dpif_flow_put *put,
 /* The fields of the key that a cache entry of the connection cache fixes
  * for every packet of its direction in the pass after its ct(): a flow
  * that the pass after a cached ct() found may be remembered for the
- * direction only if its mask touches nothing else (see "The pass after a
+ * direction only if its mask touches nothing else but whole Ethernet
+ * addresses, which the program compares itself (see "The pass after a
  * cached ct()" in datapath/xdp-dp.h).  The ingress port and the
  * recirculation id are those the record is for; a packet that XDP's ct()
  * passes is never a fragment, so 'nw_frag' is 0 for all of them. */
@@ -661,10 +662,22 @@ ct_fixed_fields(void)
     return &fixed;
 }
 
-/* The output port plus one of 'flow', if the pass after a cached ct() may
+/* Whether the Ethernet address 'a' of a mask is all ones ('*exact': the
+ * flow matches that address exactly) or all zeros; false if the flow
+ * matches some of its bits only. */
+static bool
+eth_mask_whole(const uint8_t a[6], bool *exact)
+{
+    *exact = eth_addr_is_broadcast(*(const struct eth_addr *) a);
+    return *exact || eth_addr_is_zero(*(const struct eth_addr *) a);
+}
+
+/* The output port plus one of 'flow', with XDP_DP_FLOW_IDS_F_ETH_* for
+ * the Ethernet addresses it matches, if the pass after a cached ct() may
  * skip straight to it: a flow in XDP whose only action is one output and
- * whose mask touches only what the cache entry fixes.  Otherwise 0. */
-static uint32_t
+ * whose mask touches only what the cache entry fixes, and whole Ethernet
+ * addresses (which the program compares).  Otherwise 0. */
+static uint64_t
 flow_ct_next_port1(const struct dp_xdp *dp, const struct dp_xdp_flow *flow)
     OVS_REQUIRES(dp->flow_mutex)
 {
@@ -679,6 +692,7 @@ flow_ct_next_port1(const struct dp_xdp *dp, const struct dp_xdp_flow *flow)
     const struct xdp_flow_key *mask = &dp->masks[flow->mask_slot].mask;
     struct xdp_flow_key m = *mask;
     const uint8_t *fixed = (const uint8_t *) ct_fixed_fields();
+    bool dst, src;
 
     /* Only untagged frames skip the pass (ct_next_lookup()), and a flow
      * that matches "no VLAN" matches them all. */
@@ -686,6 +700,12 @@ flow_ct_next_port1(const struct dp_xdp *dp, const struct dp_xdp_flow *flow)
         && mask->vlans[0].tci & htons(XDP_VLAN_CFI)) {
         memset(m.vlans, 0, sizeof m.vlans);
     }
+    if (!eth_mask_whole(mask->eth_dst, &dst)
+        || !eth_mask_whole(mask->eth_src, &src)) {
+        return 0;
+    }
+    memset(m.eth_dst, 0, sizeof m.eth_dst);
+    memset(m.eth_src, 0, sizeof m.eth_src);
     for (size_t i = 0; i < sizeof m; i++) {
         if (((const uint8_t *) &m)[i] & ~fixed[i]) {
             return 0;
@@ -698,17 +718,22 @@ flow_ct_next_port1(const struct dp_xdp *dp, const struct dp_xdp_flow *flow)
                          || mask->nw_proto != 0xff)) {
         return 0;
     }
-    return xf->actions[0].output.port + 1;
+    return ((xf->actions[0].output.port + 1)
+            | (dst ? XDP_DP_FLOW_IDS_F_ETH_DST : 0)
+            | (src ? XDP_DP_FLOW_IDS_F_ETH_SRC : 0));
 }
 
 /* Gives 'flow''s statistics slot a new id in 'xdp_dp_flow_ids', and its
  * output if the pass after a cached ct() may skip to it: whatever the
  * program remembered of the flow that had the slot, or of this flow before
- * its actions changed, no longer holds. */
+ * its actions changed, no longer holds.  The id is zero while the
+ * addresses are written (see "The pass after a cached ct()" in
+ * datapath/xdp-dp.h). */
 void
 dp_xdp_flow_ids_set(struct dp_xdp *dp, const struct dp_xdp_flow *flow)
     OVS_REQUIRES(dp->flow_mutex)
 {
+    struct xdp_dp_flow_ids *fi;
     uint32_t id;
 
     if (!dp->flow_ids) {
@@ -717,9 +742,13 @@ dp_xdp_flow_ids_set(struct dp_xdp *dp, const struct dp_xdp_flow *flow)
     do {
         id = dp->next_flow_id++ & XDP_DP_FLOW_ID_MASK;
     } while (!id);
-    __atomic_store_n(&dp->flow_ids[flow->xflow.slot],
-                     XDP_DP_FLOW_IDS(id, flow_ct_next_port1(dp, flow)),
-                     __ATOMIC_RELAXED);
+    fi = &dp->flow_ids[flow->xflow.slot];
+    __atomic_store_n(&fi->ids, 0, __ATOMIC_SEQ_CST);
+    memcpy(fi->eth_dst, flow->xkey.eth_dst, sizeof fi->eth_dst);
+    memcpy(fi->eth_src, flow->xkey.eth_src, sizeof fi->eth_src);
+    __atomic_store_n(&fi->ids,
+                     XDP_DP_FLOW_IDS(id, 0) | flow_ct_next_port1(dp, flow),
+                     __ATOMIC_RELEASE);
 }
 
 /* Forgets the flow in statistics 'slot' in 'xdp_dp_flow_ids'. */
@@ -728,7 +757,7 @@ flow_ids_clear(struct dp_xdp *dp, uint32_t slot)
     OVS_REQUIRES(dp->flow_mutex)
 {
     if (dp->flow_ids) {
-        __atomic_store_n(&dp->flow_ids[slot], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&dp->flow_ids[slot].ids, 0, __ATOMIC_RELAXED);
     }
 }
 

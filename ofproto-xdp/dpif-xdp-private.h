@@ -226,7 +226,8 @@ struct dp_xdp {
                                  * not load... */
     int tc_pipeline_fd;         /* ...and its program, or -1. */
     struct xdp_flow_stats_map stats_map;    /* mmapped flow statistics. */
-    uint64_t *flow_ids;         /* 'xdp_dp_flow_ids', mmapped (see "The
+    struct xdp_dp_flow_ids *flow_ids;   /* 'xdp_dp_flow_ids', mmapped
+                                         * (see "The
                                  * pass after a cached ct()" in
                                  * datapath/xdp-dp.h), or NULL. */
     size_t flow_ids_size;       /* Bytes mapped. */
