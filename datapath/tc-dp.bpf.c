@@ -248,20 +248,8 @@ tc_dp_outputs(struct __sk_buff *skb, struct tc_dp_buf *buf,
 {
     __u32 *ifindex = buf->ifindex;
     __u32 trunc_len = 0;
-    __u32 k = 0;
+    __u32 k = outputs_ifindex(flow, first, n, ifindex);
 
-    for (__u32 i = first; i < n && i < XDP_FLOW_MAX_ACTIONS; i++) {
-        __u32 port_no = flow->actions[i].output.port;
-        struct xdp_dp_port *port = bpf_map_lookup_elem(&xdp_dp_ports,
-                                                       &port_no);
-
-        /* A device that XDP cannot send to (XDP_DP_TX_SLOW) takes an
-         * skb. */
-        if (port && port->tx_mode != XDP_DP_TX_NONE && port->ifindex
-            && k < XDP_DP_MAX_OUTPUTS) {
-            ifindex[k++] = port_tx_ifindex(port);
-        }
-    }
     if (!k) {
         COUNT(n_tx_error, 1);   /* No port to send to (any more). */
         return TC_ACT_SHOT;

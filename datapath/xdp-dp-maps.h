@@ -478,4 +478,28 @@ port_tx_ifindex(const struct xdp_dp_port *port)
                             ? XDP_DP_IFINDEX_F_PEER : 0);
 }
 
+/* Fills 'ifindex' with the devices that actions 'first' to 'n' of 'flow'
+ * (all outputs) send to, as port_tx_ifindex() gives them, leaving out a
+ * port that is gone or takes nothing, and returns how many.  A device that
+ * XDP cannot send to (XDP_DP_TX_SLOW) is in the list: the TC programs give
+ * it an skb. */
+static __always_inline __u32
+outputs_ifindex(const struct xdp_flow *flow, __u32 first, __u32 n,
+                __u32 *ifindex)
+{
+    __u32 k = 0;
+
+    for (__u32 i = first; i < n && i < XDP_FLOW_MAX_ACTIONS; i++) {
+        __u32 port_no = flow->actions[i].output.port;
+        struct xdp_dp_port *port = bpf_map_lookup_elem(&xdp_dp_ports,
+                                                       &port_no);
+
+        if (port && port->tx_mode != XDP_DP_TX_NONE && port->ifindex
+            && k < XDP_DP_MAX_OUTPUTS) {
+            ifindex[k++] = port_tx_ifindex(port);
+        }
+    }
+    return k;
+}
+
 #endif /* xdp-dp-maps.h */

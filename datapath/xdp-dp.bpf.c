@@ -304,18 +304,8 @@ do_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
            struct pass_buf *buf, const struct xdp_dp_action *mark)
 {
     __u32 *ifindex = buf->tmp.ifindex;
-    __u32 k = 0;
+    __u32 k = outputs_ifindex(flow, first, n, ifindex);
 
-    for (__u32 i = first; i < n && i < XDP_FLOW_MAX_ACTIONS; i++) {
-        __u32 port_no = flow->actions[i].output.port;
-        struct xdp_dp_port *port = bpf_map_lookup_elem(&xdp_dp_ports,
-                                                       &port_no);
-
-        if (port && port->tx_mode != XDP_DP_TX_NONE && port->ifindex
-            && k < XDP_DP_MAX_OUTPUTS) {
-            ifindex[k++] = port_tx_ifindex(port);
-        }
-    }
     if (!k) {
         COUNT(n_tx_error, 1);   /* No port to send to (any more). */
         return XDP_DROP;

@@ -76,6 +76,7 @@
 #include "dpif-xdp-private.h"
 #include "hash.h"
 #include "latch.h"
+#include "maps/map-info.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "ofproto-xdp/xdp-compile.h"
@@ -185,6 +186,34 @@ cmap_outer_fd(struct dp_xdp *dp, uint32_t n_words)
     case 16: return bpf_map__fd(dp->skel->maps.xdp_dp_ckeys_16);
     default: OVS_NOT_REACHED();
     }
+}
+
+/* Describes the compact maps' outer maps for dpif-xdp/maps-show, each
+ * with the mask slots that have an inner map of its key size. */
+void
+dp_xdp_compile_format_maps(struct dp_xdp *dp, struct ds *s)
+{
+    static const uint32_t classes[] = { XDP_DP_CKEY_CLASSES };
+
+    ovs_mutex_lock(&dp->flow_mutex);
+    for (size_t i = 0; i < ARRAY_SIZE(classes); i++) {
+        int64_t n_used = 0;
+        char *name;
+
+        for (uint32_t slot = 0; dp->compiler && slot < XDP_DP_MAX_MASKS;
+             slot++) {
+            const struct dp_xdp_cslot *cslot = &dp->compiler->slots[slot];
+
+            n_used += (cslot->cmap_fd >= 0
+                       && cslot->csub.ckey_words == classes[i]);
+        }
+        name = xasprintf("xdp_dp_ckeys_%"PRIu32, classes[i]);
+        xdp_map_format(s, name, cmap_outer_fd(dp, classes[i]), n_used,
+                       "compiled subtables' compact maps, one per mask "
+                       "slot, made by the compiler");
+        free(name);
+    }
+    ovs_mutex_unlock(&dp->flow_mutex);
 }
 
 /* Writes (if 'add') or deletes the 'n' flows in 'flows', all of subtable

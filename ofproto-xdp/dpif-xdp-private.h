@@ -488,6 +488,7 @@ int dp_xdp_compile_now(struct dp_xdp *, struct ds *reply);
 void dp_xdp_compile_set_auto(struct dp_xdp *, bool enable);
 void dp_xdp_compile_get_cfg(struct dp_xdp *, struct xdp_dp_cfg *);
 void dp_xdp_compile_format(struct dp_xdp *, struct ds *);
+void dp_xdp_compile_format_maps(struct dp_xdp *, struct ds *);
 void dp_xdp_compile_table_changed(struct dp_xdp *dp, bool urgent)
     OVS_REQUIRES(dp->flow_mutex);
 void dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,

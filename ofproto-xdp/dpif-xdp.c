@@ -241,6 +241,25 @@ dpif_xdp_unixctl_dispatcher_show(struct unixctl_conn *conn, int argc,
     ds_destroy(&s);
 }
 
+/* A map of a datapath's object for dpif-xdp/maps-show: how many of its
+ * entries are in use (negative: not counted), and how ovs-vswitchd uses
+ * it. */
+struct map_use {
+    const struct bpf_map *map;
+    int64_t n_used;
+    const char *access;
+};
+
+static void
+maps_format(struct ds *s, const struct map_use *maps, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        xdp_map_format(s, bpf_map__name(maps[i].map),
+                       bpf_map__fd(maps[i].map), maps[i].n_used,
+                       maps[i].access);
+    }
+}
+
 /* ovs-appctl dpif-xdp/maps-show [DP]: each map of each datapath. */
 static void
 dpif_xdp_unixctl_maps_show(struct unixctl_conn *conn, int argc,
@@ -271,44 +290,68 @@ dpif_xdp_unixctl_maps_show(struct unixctl_conn *conn, int argc,
         }
         ovs_mutex_unlock(&dp->port_mutex);
 
+        const struct map_use port_maps[] = {
+            { skel->maps.xdp_dp_in_ports, n_attached,
+              "written per element on port changes" },
+            { skel->maps.xdp_dp_ports, -1,
+              "written per element on port changes" },
+            { skel->maps.xdp_dp_tx_ports, n_attached,
+              "written per element on port changes" },
+            { skel->maps.xdp_dp_peers, -1,
+              "veth peers and their counters, per port change" },
+            { skel->maps.xdp_dp_policers, -1,
+              "written per port on policing changes" },
+        };
+        const struct map_use other_maps[] = {
+            { skel->maps.xdp_dp_flow_ids, -1,
+              "flow ids and outputs for the pass after ct(), "
+              "written through mmap" },
+            { skel->maps.xdp_dp_flow_meta, -1,
+              "what a restart needs of each flow, written per flow" },
+            { skel->maps.xdp_dp_mask_active, -1,
+              "which copy of xdp_dp_mask_lists is current" },
+            { skel->maps.xdp_dp_mask_cache, -1,
+              "the compiled programs' mask cache, the program's own" },
+            { skel->maps.xdp_dp_stats, -1, "one lookup per dpif/show" },
+            { skel->maps.xdp_dp_meters, -1, "written per meter change" },
+            { skel->maps.xdp_dp_meter_stats, -1,
+              "one lookup per meter dump" },
+            { skel->maps.xdp_dp_upcalls, -1,
+              "upcall rings, read through mmap" },
+            { skel->maps.xdp_dp_upcalls_quiet, -1,
+              "their quiet events, written when a ring opens" },
+            { skel->maps.xdp_dp_upcall_awake, -1,
+              "whether each ring's handler is awake, shared through mmap" },
+            { skel->maps.xdp_dp_upcall_budget, -1,
+              "upcall budgets per CPU and port, the program's own" },
+            { skel->maps.xdp_dp_samples, -1,
+              "sample rings, read through mmap in batches" },
+            { skel->maps.xdp_dp_gre_seq, -1,
+              "GRE sequence numbers, shared through mmap" },
+            { skel->maps.xdp_dp_tnl_hdrs, -1,
+              "tunnel headers from XDP to TC, the program's own" },
+            { skel->maps.xdp_dp_tnl_wide, -1,
+              "wide tunnel metadata, the program's own" },
+            { skel->maps.xdp_dp_scratch, -1, "the program's scratch space" },
+            { skel->maps.xdp_dp_pass_buf, -1,
+              "the program's per-pass buffer" },
+            { skel->maps.xdp_dp_ct, -1,
+              "connection cache, written per connection" },
+            { skel->maps.xdp_dp_ct_entries, -1,
+              "what ct() gives each cached direction" },
+            { skel->maps.xdp_dp_ct_stats, -1,
+              "their counters, read through mmap" },
+            { skel->maps.xdp_dp_ct_next, -1,
+              "the flow after each cached ct(), zeroed through mmap" },
+            { skel->maps.xdp_dp_layout, -1,
+              "the layout of the pinned maps, written once" },
+        };
+
         ds_put_format(&s, "%s:\n", dp->name);
-        xdp_map_format(&s, "xdp_dp_in_ports",
-                   bpf_map__fd(skel->maps.xdp_dp_in_ports),
-                       n_attached, "written per element on port changes");
-        xdp_map_format(&s, "xdp_dp_ports",
-                   bpf_map__fd(skel->maps.xdp_dp_ports), -1,
-                       "written per element on port changes");
-        xdp_map_format(&s, "xdp_dp_tx_ports",
-                   bpf_map__fd(skel->maps.xdp_dp_tx_ports),
-                       n_attached, "written per element on port changes");
-        xdp_map_format(&s, "xdp_dp_policers",
-                   bpf_map__fd(skel->maps.xdp_dp_policers), -1,
-                       "written per port on policing changes");
+        maps_format(&s, port_maps, ARRAY_SIZE(port_maps));
         dp_xdp_flow_format_maps(dp, &s);
-        xdp_map_format(&s, "xdp_dp_stats",
-                   bpf_map__fd(skel->maps.xdp_dp_stats), -1,
-                       "one lookup per dpif/show");
-        xdp_map_format(&s, "xdp_dp_upcalls",
-                   bpf_map__fd(skel->maps.xdp_dp_upcalls), -1,
-                       "upcall rings, read through mmap");
-        xdp_map_format(&s, "xdp_dp_samples",
-                   bpf_map__fd(skel->maps.xdp_dp_samples), -1,
-                       "sample rings, read through mmap in batches");
-        xdp_map_format(&s, "xdp_dp_gre_seq",
-                   bpf_map__fd(skel->maps.xdp_dp_gre_seq), -1,
-                       "GRE sequence numbers, shared through mmap");
-        xdp_map_format(&s, "xdp_dp_scratch",
-                   bpf_map__fd(skel->maps.xdp_dp_scratch), -1,
-                       "the program's scratch space");
-        xdp_map_format(&s, "xdp_dp_ct",
-                   bpf_map__fd(skel->maps.xdp_dp_ct), -1,
-                       "connection cache, written per connection");
-        xdp_map_format(&s, "xdp_dp_ct_entries",
-                   bpf_map__fd(skel->maps.xdp_dp_ct_entries), -1,
-                       "what ct() gives each cached direction");
-        xdp_map_format(&s, "xdp_dp_ct_stats",
-                   bpf_map__fd(skel->maps.xdp_dp_ct_stats), -1,
-                       "their counters, read through mmap");
+        dp_xdp_compile_format_maps(dp, &s);
+        maps_format(&s, other_maps, ARRAY_SIZE(other_maps));
         dp_xdp_ctcache_format(dp->ctcache, &s, false);
     }
     ovs_mutex_unlock(&dp_xdp_mutex);
