@@ -27,6 +27,7 @@ utilities_ovs_xdp_bench_SOURCES = \
 	utilities/bench-generator.c \
 	utilities/bench-generator.h \
 	utilities/bench-latency.c \
+	utilities/bench-nft.c \
 	utilities/bench-stats.c \
 	utilities/bench-storm.c \
 	utilities/bench-storm.h \

@@ -211,4 +211,12 @@ int bench_ovs_add_bridge(struct bench_ovs *, const char *bridge,
                          struct ds *why);
 void bench_ovs_del_bridge(struct bench_ovs *, const char *bridge);
 
+/* bench-nft.c: the Linux bridge's stateful firewall. */
+int bench_bridge_nf_call_iptables(void);
+int bench_nft_firewall(const char *table, const char *bridge,
+                       const char *opener, const char *other,
+                       unsigned int *n_setups, char **note, struct ds *why);
+void bench_nft_teardown(const char *table);
+long long bench_nft_counter(const char *table, const char *name);
+
 #endif /* bench-common.h */

@@ -425,9 +425,9 @@ fwd_measure(struct fwd *fwd, size_t c, size_t idx, enum fwd_pipeline p,
     if (stateful && sw->kind == FWD_LINUX_BRIDGE) {
         ds_put_format(&note, "\nnftables counters: %lld frames "
                       "established, %lld new, %lld dropped",
-                      fwd_nft_counter(fwd, "est"),
-                      fwd_nft_counter(fwd, "opened"),
-                      fwd_nft_counter(fwd, "dropped"));
+                      bench_nft_counter(fwd->nft_table, "est"),
+                      bench_nft_counter(fwd->nft_table, "opened"),
+                      bench_nft_counter(fwd->nft_table, "dropped"));
     } else if (stateful) {
         fwd_ovs_put_ct_flows(fwd, sw, &note);
     }

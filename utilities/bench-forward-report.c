@@ -347,7 +347,7 @@ fwd_print_table(const struct fwd *fwd)
                       : "");
     }
 
-    if (linux_bridge && fwd_bridge_nf_call_iptables()) {
+    if (linux_bridge && bench_bridge_nf_call_iptables()) {
         ds_put_format(&out, "Note: br_netfilter is loaded with "
                       "net.bridge.bridge-nf-call-iptables=1: bridged IPv4 "
                       "frames also\ntraverse iptables, which slows the Linux "

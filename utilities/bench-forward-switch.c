@@ -194,7 +194,9 @@ fwd_linux_bridge_setup(struct fwd *fwd, enum fwd_pipeline p,
     if (!error && fwd_pipeline_is_stateful(p)) {
         char *note;
 
-        error = fwd_nft_setup(fwd, &note, why);
+        error = bench_nft_firewall(fwd->nft_table, fwd->linux_bridge,
+                                   fwd->gen.root_name, fwd->sink.root_name,
+                                   &fwd->n_nft_setups, &note, why);
         if (!error && !r->note) {
             r->note = note;
         } else {
@@ -228,7 +230,7 @@ fwd_switch_teardown(struct fwd *fwd, const struct fwd_switch *sw)
         break;
     case FWD_LINUX_BRIDGE:
         if (fwd_pipeline_is_stateful(fwd->pipeline)) {
-            fwd_nft_teardown(fwd);
+            bench_nft_teardown(fwd->nft_table);
         }
         bench_run(NULL, "ip link del %s", fwd->linux_bridge);
         break;

@@ -181,7 +181,7 @@ struct fwd {
     struct eth_addr tnl_mac;    /* The switch's underlay address. */
     char *linux_bridge;         /* Name of the Linux bridge. */
     char *nft_table;            /* Name of its nftables tables. */
-    unsigned int n_nft_setups;  /* fwd_nft_setup() calls so far. */
+    unsigned int n_nft_setups;  /* bench_nft_firewall() calls so far. */
     struct bench_ovs ovs_xdp;   /* Private ovs-vswitchd-xdp. */
     struct bench_ovs ovs_stock; /* Private Debian ovs-vswitchd. */
 
@@ -329,10 +329,6 @@ void fwd_ovs_flows(enum fwd_pipeline, const char *a, const char *b,
                    struct svec *flows);
 
 /* bench-forward-ct.c: the Linux bridge's nftables ruleset. */
-int fwd_bridge_nf_call_iptables(void);
-int fwd_nft_setup(struct fwd *, char **note, struct ds *why);
-void fwd_nft_teardown(struct fwd *);
-long long fwd_nft_counter(struct fwd *, const char *name);
 
 /* bench-forward-ct.c: establishing connections, and what the switches
  * tell about them. */

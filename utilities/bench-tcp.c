@@ -47,7 +47,15 @@
  *     by the host;
  *   - ovs-xdp-vxlan: an xdp bridge with the client's veth and a VXLAN
  *     port, and an xdp underlay bridge with the server's veth whose own
- *     port has 10.77.0.100 (native tunneling). */
+ *     port has 10.77.0.100 (native tunneling).
+ *
+ * The conntrack rows ("-ct", "-nft") put a stateful firewall in the
+ * switch: connections that the client opens pass both ways, nothing else
+ * does.  The OVS switches get it as OpenFlow flows (tcp_ct_flows(), the
+ * firewall of tests/system-ctcache.at with actions=normal), so every
+ * packet goes through ct() (for ovs-xdp, in XDP once the connection is
+ * established and cached: the row's note gives its ct() counters); the
+ * Linux bridge gets it from nftables (bench_nft_firewall()). */
 
 #include <config.h>
 
@@ -71,6 +79,7 @@
 #include "openvswitch/util.h"
 #include "ovs-xdp-bench.h"
 #include "packets.h"
+#include "svec.h"
 #include "util.h"
 
 #include "datapath/bench-tc-parse.skel.h"
@@ -105,44 +114,54 @@ struct tcp_switch {
     const char *other_config;   /* TCP_OVS_XDP: "key=value" for the
                                  * other_config of both ports, NULL for
                                  * the defaults. */
+    bool conntrack;             /* With the stateful firewall. */
 };
 
 static const struct tcp_switch tcp_switches[] = {
     { "floor", "a veth pair joining the two namespaces directly",
-      TCP_FLOOR, NULL, NULL },
+      TCP_FLOOR, NULL, NULL, false },
     { "linux-bridge", "Linux bridge (ip link add type bridge)",
-      TCP_LINUX_BRIDGE, NULL, NULL },
+      TCP_LINUX_BRIDGE, NULL, NULL, false },
     { "ovs-xdp", "ovs-vswitchd-xdp, datapath_type=xdp, actions=normal, "
       "default xdp-mode (auto: tc on these veths)", TCP_OVS_XDP, NULL,
-      NULL },
+      NULL, false },
     { "ovs-xdp-drv", "the same with xdp-mode=best-effort (native where "
       "the kernel allows it; takes TSO from the namespaces)",
-      TCP_OVS_XDP, NULL, "xdp-mode=best-effort" },
+      TCP_OVS_XDP, NULL, "xdp-mode=best-effort", false },
     { "ovs-xdp-gen", "the same with xdp-mode=generic (the XDP program in "
       "generic mode; the kernel copies each GSO segment for it)",
-      TCP_OVS_XDP, NULL, "xdp-mode=generic" },
+      TCP_OVS_XDP, NULL, "xdp-mode=generic", false },
     { "ovs-xdp-skb", "the same as ovs-xdp with xdp-tx=skb (bpf_redirect() "
       "to the host's end, not straight into the namespace)",
-      TCP_OVS_XDP, NULL, "xdp-tx=skb" },
+      TCP_OVS_XDP, NULL, "xdp-tx=skb", false },
     { "ovs-system", "Debian ovs-vswitchd, datapath_type=netdev, system "
       "ports, actions=normal, userspace-tso-enable=true", TCP_OVS_STOCK,
-      NULL, NULL },
+      NULL, NULL, false },
     { "ovs-afxdp", "Debian ovs-vswitchd, datapath_type=netdev, type=afxdp "
       "ports, actions=normal, userspace-tso-enable=true", TCP_OVS_STOCK,
-      "afxdp", NULL },
+      "afxdp", NULL, false },
     { "linux-vxlan", "VXLAN: Linux bridge and VXLAN device (noudpcsum), "
-      "underlay routed by the host", TCP_LINUX_VXLAN, NULL, NULL },
+      "underlay routed by the host", TCP_LINUX_VXLAN, NULL, NULL, false },
     { "ovs-xdp-vxlan", "VXLAN: ovs-vswitchd-xdp, overlay and underlay xdp "
       "bridges, actions=normal, native tunneling", TCP_OVS_XDP_VXLAN, NULL,
-      NULL },
+      NULL, false },
     { "tc-parse", "not a switch: the datapath's parser, one hash lookup "
       "and bpf_redirect() in TC ingress (datapath/bench-tc-parse.bpf.c)",
-      TCP_TC_PARSE, NULL, NULL },
+      TCP_TC_PARSE, NULL, NULL, false },
+    { "linux-bridge-nft", "conntrack: Linux bridge with an nftables "
+      "stateful firewall (ct state)", TCP_LINUX_BRIDGE, NULL, NULL, true },
+    { "ovs-xdp-ct", "conntrack: ovs-xdp with the firewall in OpenFlow, "
+      "ct() and actions=normal", TCP_OVS_XDP, NULL, NULL, true },
+    { "ovs-system-ct", "conntrack: ovs-system with the same firewall",
+      TCP_OVS_STOCK, NULL, NULL, true },
+    { "ovs-afxdp-ct", "conntrack: ovs-afxdp with the same firewall",
+      TCP_OVS_STOCK, "afxdp", NULL, true },
 };
 #define TCP_N_SWITCHES ARRAY_SIZE(tcp_switches)
 #define TCP_FLOOR_IDX 0
 #define TCP_BRIDGE_IDX 1
 #define TCP_LINUX_VXLAN_IDX 8   /* "/bridge" of the VXLAN rows. */
+#define TCP_LINUX_NFT_IDX 11    /* "/bridge" of the conntrack rows. */
 
 #define TCP_MAX_CASES 8         /* MTUs and stream counts, each. */
 #define TCP_MAX_RUNS 100
@@ -150,6 +169,8 @@ static const struct tcp_switch tcp_switches[] = {
 /* The results of one switch in one case (MTU, streams). */
 struct tcp_result {
     char *skipped;              /* Why it was not measured, or NULL. */
+    char *note;                 /* What the last run's switch said of it,
+                                 * or NULL. */
     size_t n;                   /* Runs measured. */
     double gbps[TCP_MAX_RUNS];  /* Received Gbit/s, per run. */
 };
@@ -179,6 +200,10 @@ struct tcp_bench {
     char *ovs_bridge;
     char *ovs_underlay;         /* ovs-xdp-vxlan's underlay bridge. */
     char *linux_bridge;
+    char *nft_table;            /* linux-bridge-nft's nftables tables. */
+    unsigned int n_nft_setups;  /* bench_nft_firewall() calls so far. */
+    char *nft_note;             /* How it set the firewall up, the last
+                                 * time. */
     char *vxlan_dev;            /* linux-vxlan's VXLAN device. */
     struct bench_ovs ovs_xdp;
     struct bench_ovs ovs_stock;
@@ -207,7 +232,8 @@ Options:\n\
   --switches=LIST        comma-separated, from: floor, linux-bridge,\n\
                          ovs-xdp, ovs-xdp-drv, ovs-xdp-gen, ovs-xdp-skb,\n\
                          ovs-system, ovs-afxdp, linux-vxlan,\n\
-                         ovs-xdp-vxlan, tc-parse\n\
+                         ovs-xdp-vxlan, tc-parse, linux-bridge-nft,\n\
+                         ovs-xdp-ct, ovs-system-ct, ovs-afxdp-ct\n\
                          (default: all)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
                          or from $PATH)\n\
@@ -401,19 +427,46 @@ tcp_linux_vxlan_setup(struct tcp_bench *tb, int mtu, struct ds *why)
                                      tb->vxlan_dev, why);
 }
 
+/* The OVS switches' stateful firewall, in zone TCP_CT_ZONE: every IPv4
+ * packet through ct(), connections from 'client' committed, established
+ * ones passed both ways, new ones from elsewhere dropped; ARP and the
+ * rest by actions=normal. */
+#define TCP_CT_ZONE 5
+static void
+tcp_ct_flows(const char *client, struct svec *flows)
+{
+    svec_add_nocopy(flows, xasprintf("table=0,priority=100,ip,"
+                                     "ct_state=-trk,actions=ct(zone=%d,"
+                                     "table=1)", TCP_CT_ZONE));
+    svec_add(flows, "table=0,priority=10,actions=normal");
+    svec_add_nocopy(flows, xasprintf("table=1,priority=100,in_port=%s,ip,"
+                                     "ct_state=+trk+new,actions=ct(zone=%d,"
+                                     "commit),normal", client, TCP_CT_ZONE));
+    svec_add(flows, "table=1,priority=100,ip,ct_state=+trk+est,"
+             "actions=normal");
+    svec_add(flows, "table=1,priority=0,actions=drop");
+}
+
 static int
 tcp_ovs_setup(struct tcp_bench *tb, const struct tcp_switch *sw,
               struct ds *why)
 {
     const char *ports[] = { tb->client.root_name, tb->server.root_name };
-    const char *flows[] = { "actions=normal" };
     struct bench_ovs *ovs = tcp_switch_ovs(tb, sw);
+    struct svec flows = SVEC_EMPTY_INITIALIZER;
     int error;
 
+    if (sw->conntrack) {
+        tcp_ct_flows(tb->client.root_name, &flows);
+    } else {
+        svec_add(&flows, "actions=normal");
+    }
     error = bench_ovs_add_bridge(ovs, tb->ovs_bridge,
                                  sw->kind == TCP_OVS_XDP ? "xdp" : "netdev",
                                  sw->port_type, ports, ARRAY_SIZE(ports),
-                                 flows, ARRAY_SIZE(flows), why);
+                                 (const char *const *) flows.names,
+                                 flows.n, why);
+    svec_destroy(&flows);
     if (!error && sw->other_config) {
         struct ds output = DS_EMPTY_INITIALIZER;
 
@@ -497,6 +550,9 @@ tcp_switch_teardown(struct tcp_bench *tb)
         bench_ovs_del_bridge(tcp_switch_ovs(tb, sw), tb->ovs_bridge);
         break;
     case TCP_LINUX_BRIDGE:
+        if (sw->conntrack) {
+            bench_nft_teardown(tb->nft_table);
+        }
         bench_run(NULL, "ip link del %s", tb->linux_bridge);
         break;
     case TCP_LINUX_VXLAN:
@@ -580,6 +636,14 @@ tcp_switch_setup(struct tcp_bench *tb, const struct tcp_switch *sw, int mtu,
         error = bench_linux_bridge_create(tb->linux_bridge,
                                           tb->client.root_name,
                                           tb->server.root_name, why);
+        if (!error && sw->conntrack) {
+            free(tb->nft_note);
+            error = bench_nft_firewall(tb->nft_table, tb->linux_bridge,
+                                       tb->client.root_name,
+                                       tb->server.root_name,
+                                       &tb->n_nft_setups, &tb->nft_note,
+                                       why);
+        }
         break;
     case TCP_TC_PARSE:
         error = tcp_tc_parse_setup(tb, why);
@@ -703,6 +767,73 @@ out:
     return error;
 }
 
+/* ovs-xdp's counters of ct() in XDP (see dpif-xdp/stats-show): hits,
+ * misses (ct() handed to ovs-vswitchd) and skipped passes, into 'c', or
+ * all -1 if they cannot be read. */
+static void
+tcp_xdp_ct_counters(const struct tcp_bench *tb, long long c[3])
+{
+    static const char *const names[3] = {
+        "xdp-ct-hit", "xdp-ct-miss", "xdp-ct-next"
+    };
+    struct ds output = DS_EMPTY_INITIALIZER;
+
+    for (size_t i = 0; i < 3; i++) {
+        c[i] = -1;
+    }
+    if (!bench_ovs_run(&tb->ovs_xdp, &output,
+                       "ovs-appctl dpif-xdp/stats-show")) {
+        for (size_t i = 0; i < 3; i++) {
+            char *key = xasprintf("\n  %s: ", names[i]);
+            const char *p = strstr(ds_cstr(&output), key);
+
+            if (!p || sscanf(p + strlen(key), "%lld", &c[i]) != 1) {
+                c[i] = -1;
+            }
+            free(key);
+        }
+    }
+    ds_destroy(&output);
+}
+
+/* Measures, as tcp_measure() does, and for ovs-xdp's conntrack row puts
+ * into 'r''s note how many of its packets' ct() XDP ran. */
+static int
+tcp_measure_noted(struct tcp_bench *tb, struct tcp_result *r, int streams,
+                  double *gbps, struct ds *why)
+{
+    const struct tcp_switch *sw = tb->active;
+    bool xdp_ct = sw->conntrack && sw->kind == TCP_OVS_XDP;
+    long long before[3], after[3];
+    int error;
+
+    if (xdp_ct) {
+        tcp_xdp_ct_counters(tb, before);
+    }
+    error = tcp_measure(tb, streams, gbps, why);
+    if (!error && xdp_ct) {
+        tcp_xdp_ct_counters(tb, after);
+        free(r->note);
+        if (before[0] < 0 || after[0] < 0) {
+            r->note = xstrdup("ct() counters of XDP not readable");
+        } else {
+            long long hit = after[0] - before[0];
+            long long miss = after[1] - before[1];
+            long long next = after[2] - before[2];
+
+            r->note = xasprintf("ct() in XDP: %lld hits, %lld misses "
+                                "(%.1f%% in XDP), %lld passes after ct() "
+                                "skipped", hit, miss,
+                                hit + miss ? 100.0 * hit / (hit + miss) : 0,
+                                next);
+        }
+    } else if (!error && sw->conntrack && sw->kind == TCP_LINUX_BRIDGE
+               && tb->nft_note && !r->note) {
+        r->note = xstrdup(tb->nft_note);
+    }
+    return error;
+}
+
 /* Setup and cleanup. */
 
 static void
@@ -728,6 +859,7 @@ tcp_setup(struct tcp_bench *tb)
     tb->ovs_bridge = xasprintf("%sbr%ld", BENCH_PREFIX, pid);
     tb->ovs_underlay = xasprintf("%sub%ld", BENCH_PREFIX, pid);
     tb->linux_bridge = xasprintf("%slb%ld", BENCH_PREFIX, pid);
+    tb->nft_table = xasprintf("%s%ld", BENCH_PREFIX, pid);
     tb->vxlan_dev = xasprintf("%svx%ld", BENCH_PREFIX, pid);
     tb->floor_client = xasprintf("%sfc%ld", BENCH_PREFIX, pid);
     tb->floor_server = xasprintf("%sfs%ld", BENCH_PREFIX, pid);
@@ -817,10 +949,14 @@ tcp_print_table(const struct tcp_bench *tb)
                                        rs[TCP_LINUX_VXLAN_IDX].gbps,
                                        rs[TCP_LINUX_VXLAN_IDX].n)
                                    : 0);
+            double kernel_nft = (rs[TCP_LINUX_NFT_IDX].n
+                                 ? bench_median(rs[TCP_LINUX_NFT_IDX].gbps,
+                                                rs[TCP_LINUX_NFT_IDX].n)
+                                 : 0);
 
             printf("\nMTU %d, %d stream%s:\n", o->mtus[m], o->streams[s],
                    o->streams[s] > 1 ? "s" : "");
-            printf("  %-14s %8s %15s %9s %10s\n", "switch", "Gbit/s",
+            printf("  %-16s %8s %15s %9s %10s\n", "switch", "Gbit/s",
                    "min-max", "/floor", "/bridge");
             for (size_t i = 0; i < TCP_N_SWITCHES; i++) {
                 const struct tcp_result *r = &rs[i];
@@ -829,12 +965,12 @@ tcp_print_table(const struct tcp_bench *tb)
                     continue;
                 }
                 if (!r->n) {
-                    printf("  %-14s skipped: %s\n", tcp_switches[i].name,
+                    printf("  %-16s skipped: %s\n", tcp_switches[i].name,
                            r->skipped ? r->skipped : "not measured");
                     continue;
                 }
                 double med = bench_median(r->gbps, r->n);
-                printf("  %-14s %8.2f %7.2f-%-7.2f", tcp_switches[i].name,
+                printf("  %-16s %8.2f %7.2f-%-7.2f", tcp_switches[i].name,
                        med, bench_min(r->gbps, r->n),
                        bench_max(r->gbps, r->n));
                 if (floor) {
@@ -842,18 +978,28 @@ tcp_print_table(const struct tcp_bench *tb)
                 } else {
                     printf(" %9s", "-");
                 }
-                /* A tunnel's is the kernel's own tunnel's ratio. */
+                /* A tunnel's is the kernel's own tunnel's ratio, a
+                 * firewall's the kernel's own firewall's. */
                 double ref = (tcp_kind_is_vxlan(tcp_switches[i].kind)
-                              ? kernel_vxlan : bridge);
+                              ? kernel_vxlan
+                              : tcp_switches[i].conntrack ? kernel_nft
+                              : bridge);
                 if (ref) {
                     printf(" %10.2f\n", med / ref);
                 } else {
                     printf(" %10s\n", "-");
                 }
+                for (const char *line = r->note; line && *line; ) {
+                    size_t len = strcspn(line, "\n");
+
+                    printf("%20s%.*s\n", "", (int) len, line);
+                    line += len + (line[len] == '\n');
+                }
             }
         }
     }
-    printf("\n/bridge: for the VXLAN rows, the ratio to linux-vxlan.\n");
+    printf("\n/bridge: for the VXLAN rows, the ratio to linux-vxlan; for "
+           "the conntrack rows,\nto linux-bridge-nft.\n");
     printf("\nswitches:\n");
     for (size_t i = 0; i < TCP_N_SWITCHES; i++) {
         if (o->selected[i]) {
@@ -893,6 +1039,9 @@ tcp_write_json(const struct tcp_bench *tb)
                 if (r->skipped) {
                     json_object_put_string(sw, "skipped", r->skipped);
                 }
+                if (r->note) {
+                    json_object_put_string(sw, "note", r->note);
+                }
                 json_object_put(sws, tcp_switches[i].name, sw);
             }
             json_object_put(c, "switches", sws);
@@ -917,6 +1066,8 @@ bench_tcp_main(int argc, char *argv[])
 
     ovs_assert(tcp_switches[TCP_BRIDGE_IDX].kind == TCP_LINUX_BRIDGE);
     ovs_assert(tcp_switches[TCP_LINUX_VXLAN_IDX].kind == TCP_LINUX_VXLAN);
+    ovs_assert(tcp_switches[TCP_LINUX_NFT_IDX].kind == TCP_LINUX_BRIDGE
+               && tcp_switches[TCP_LINUX_NFT_IDX].conntrack);
     tcp_parse_options(&tb, argc, argv);
     if (geteuid()) {
         ovs_fatal(0, "tcp: must run as root (network namespaces need it)");
@@ -948,7 +1099,8 @@ bench_tcp_main(int argc, char *argv[])
                     fflush(stderr);
                     if (tcp_switch_setup(&tb, &tcp_switches[i], o->mtus[m],
                                          &why)
-                        || tcp_measure(&tb, o->streams[s], &gbps, &why)) {
+                        || tcp_measure_noted(&tb, r, o->streams[s], &gbps,
+                                             &why)) {
                         fatal_signal_run();
                         r->skipped = ds_steal_cstr(&why);
                         fprintf(stderr, "skipped: %s\n", r->skipped);
