@@ -379,9 +379,7 @@ tc_dp_execute(struct __sk_buff *skb, const struct xdp_flow *flow,
             tc_dp_sample__(skb, md, buf, &flow->actions[0], flow->slot);
             first = 1;
         }
-        if (do_set_ipv4(skb, &cte->nat_ip, key, &diff)
-            || (cte->nat_l4.type
-                && do_set_l4_ports(skb, &cte->nat_l4, key, &diff) < 0)) {
+        if (ct_nat_rewrite(skb, cte, key, &diff) < 0) {
             COUNT(n_tx_error, 1);
             return TC_ACT_SHOT;
         }

@@ -221,6 +221,25 @@ ct_fill_key(struct xdp_flow_key *key, __u32 ct)
     key->ct_nw_proto = e->orig_proto;
 }
 
+/* Applies the NAT of cache entry 'e' to the frame in 'ctx' with key 'key':
+ * its address (IPv4: either or both, IPv6: the one that changes;
+ * dpif-xdp-ctcache.c caches no IPv6 connection whose NAT changes both) and
+ * ports, the checksums' differences added to 'diff'.  Returns 1 if the
+ * ports were rewritten, 0 if not, -1 if the frame is too short. */
+static __always_inline int
+ct_nat_rewrite(XDP_PARSE_CTX *ctx, const struct xdp_dp_ct_entry *e,
+               const struct xdp_flow_key *key, struct l4_csum_diff *diff)
+{
+    int error = (e->nat_ip.type == XDP_DP_ACTION_SET_IPV6_ADDR
+                 ? do_set_ipv6_addr(ctx, &e->nat_ip, key, diff)
+                 : do_set_ipv4(ctx, &e->nat_ip, key, diff));
+
+    if (error) {
+        return -1;
+    }
+    return e->nat_l4.type ? do_set_l4_ports(ctx, &e->nat_l4, key, diff) : 0;
+}
+
 /* Brings 'key', the key of a frame that the NAT of cache entry 'e' has
  * just rewritten, up to date with the frame, as a new parse would make
  * it: the addresses, and the ports if 'ports' (the L4 rewrite took
@@ -234,10 +253,15 @@ ct_nat_fill_key(struct xdp_flow_key *key, const struct xdp_dp_ct_entry *e,
     const struct xdp_dp_action *ip = &e->nat_ip;
     const struct xdp_dp_action *l4 = &e->nat_l4;
 
-    key->nw_src = (key->nw_src & ~ip->ipv4.src_mask)
-                  | (ip->ipv4.src & ip->ipv4.src_mask);
-    key->nw_dst = (key->nw_dst & ~ip->ipv4.dst_mask)
-                  | (ip->ipv4.dst & ip->ipv4.dst_mask);
+    if (ip->type == XDP_DP_ACTION_SET_IPV6_ADDR) {
+        __builtin_memcpy(ip->ipv6_addr.dst ? key->ipv6_dst : key->ipv6_src,
+                         ip->ipv6_addr.addr, 16);
+    } else {
+        key->nw_src = (key->nw_src & ~ip->ipv4.src_mask)
+                      | (ip->ipv4.src & ip->ipv4.src_mask);
+        key->nw_dst = (key->nw_dst & ~ip->ipv4.dst_mask)
+                      | (ip->ipv4.dst & ip->ipv4.dst_mask);
+    }
     if (ports) {
         key->tp_src = (key->tp_src & ~l4->l4.src_mask)
                       | (l4->l4.src & l4->l4.src_mask);

@@ -604,12 +604,9 @@ execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
             xdp_dp_sample__(ctx, md, buf, &flow->actions[0], flow->slot);
             first = 1;
         }
-        int ports = 0;
+        int ports = ct_nat_rewrite(ctx, cte, key, &diff);
 
-        if (do_set_ipv4(ctx, &cte->nat_ip, key, &diff)
-            || (cte->nat_l4.type
-                && (ports = do_set_l4_ports(ctx, &cte->nat_l4, key,
-                                            &diff)) < 0)) {
+        if (ports < 0) {
             COUNT(n_tx_error, 1);
             return XDP_DROP;
         }

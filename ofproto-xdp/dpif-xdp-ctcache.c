@@ -269,9 +269,9 @@ ctc_key_from_conn_key(const struct conn_key *k, struct xdp_dp_ct_key *ck)
     }
 }
 
-/* Whether lib/conntrack.c's 'conn' may be cached: IPv4 or IPv6 (without
- * NAT: XDP would need a rewrite of each address), TCP, UDP or ICMP echo,
- * no helper. */
+/* Whether lib/conntrack.c's 'conn' may be cached: IPv4, or IPv6 without
+ * both source and destination NAT (an entry's rewrite holds one IPv6
+ * address), TCP, UDP or ICMP echo, no helper. */
 static bool
 ctc_conn_cacheable(const struct conn *conn)
 {
@@ -280,7 +280,9 @@ ctc_conn_cacheable(const struct conn *conn)
 
     return (conn->conn_type == CT_CONN_TYPE_DEFAULT
             && (conn->key.dl_type == htons(ETH_TYPE_IP)
-                || (ipv6 && !conn->nat_action))
+                || (ipv6
+                    && (~conn->nat_action & (NAT_ACTION_SRC
+                                             | NAT_ACTION_DST))))
             && !conn->alg && !conn->alg_related
             && (proto == IPPROTO_TCP || proto == IPPROTO_UDP
                 || (proto == (ipv6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP)
@@ -360,15 +362,28 @@ ctc_entry_from_conn(struct conn *conn, bool reply, struct xdp_dp_ct_entry *e)
     if (!e->nat_state) {
         return;
     }
-    ovs_be32 new_src = to->dst.addr.ipv4, new_dst = to->src.addr.ipv4;
-    e->nat_ip.type = XDP_DP_ACTION_SET_IPV4;
-    if (new_src != from->src.addr.ipv4) {
-        e->nat_ip.ipv4.src = new_src;
-        e->nat_ip.ipv4.src_mask = OVS_BE32_MAX;
-    }
-    if (new_dst != from->dst.addr.ipv4) {
-        e->nat_ip.ipv4.dst = new_dst;
-        e->nat_ip.ipv4.dst_mask = OVS_BE32_MAX;
+    if (conn->key.dl_type == htons(ETH_TYPE_IPV6)) {
+        /* One address changes (ctc_conn_cacheable()): the source after
+         * source NAT, the destination after destination NAT. */
+        bool dst = nat & NAT_ACTION_DST;
+
+        e->nat_ip.type = XDP_DP_ACTION_SET_IPV6_ADDR;
+        e->nat_ip.ipv6_addr.dst = dst;
+        memcpy(e->nat_ip.ipv6_addr.addr,
+               dst ? &to->src.addr.ipv6 : &to->dst.addr.ipv6,
+               sizeof e->nat_ip.ipv6_addr.addr);
+    } else {
+        ovs_be32 new_src = to->dst.addr.ipv4, new_dst = to->src.addr.ipv4;
+
+        e->nat_ip.type = XDP_DP_ACTION_SET_IPV4;
+        if (new_src != from->src.addr.ipv4) {
+            e->nat_ip.ipv4.src = new_src;
+            e->nat_ip.ipv4.src_mask = OVS_BE32_MAX;
+        }
+        if (new_dst != from->dst.addr.ipv4) {
+            e->nat_ip.ipv4.dst = new_dst;
+            e->nat_ip.ipv4.dst_mask = OVS_BE32_MAX;
+        }
     }
     if (!ctc_is_icmp(conn->key.nw_proto)) {
         ovs_be16 new_sport = to->dst.port, new_dport = to->src.port;
