@@ -837,6 +837,43 @@ bench_ovs_run(const struct bench_ovs *ovs, struct ds *output,
     return status;
 }
 
+/* Reads the 'n' counters 'names' of the ovs-appctl command 'command' (a
+ * "name: value" per line, as dpif-xdp/stats-show and
+ * dpif-netdev/pmd-stats-show print them) of 'ovs' into '*values[i]', each
+ * summed over the lines that show it (one per datapath or thread), or -1
+ * if none does. */
+void
+bench_ovs_counters(const struct bench_ovs *ovs, const char *command,
+                   const char *const names[], long long *const values[],
+                   size_t n)
+{
+    struct ds output = DS_EMPTY_INITIALIZER;
+    char *line, *save_ptr = NULL;
+
+    for (size_t i = 0; i < n; i++) {
+        *values[i] = -1;
+    }
+    if (bench_ovs_run(ovs, &output, "ovs-appctl --timeout=10 %s", command)) {
+        ds_destroy(&output);
+        return;
+    }
+    for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
+         line = strtok_r(NULL, "\n", &save_ptr)) {
+        const char *s = line + strspn(line, " ");
+
+        for (size_t i = 0; i < n; i++) {
+            size_t len = strlen(names[i]);
+            long long value;
+
+            if (!strncmp(s, names[i], len) && s[len] == ':'
+                && sscanf(s + len + 1, "%lld", &value) == 1) {
+                *values[i] = MAX(*values[i], 0) + value;
+            }
+        }
+    }
+    ds_destroy(&output);
+}
+
 /* Appends the last few warnings and errors of 'ovs''s ovs-vswitchd log to
  * 'why'. */
 static void

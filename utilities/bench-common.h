@@ -204,6 +204,9 @@ void bench_ovs_destroy(struct bench_ovs *);
 int bench_ovs_run(const struct bench_ovs *, struct ds *output,
                   const char *format, ...)
     OVS_PRINTF_FORMAT(3, 4);
+void bench_ovs_counters(const struct bench_ovs *, const char *command,
+                        const char *const names[],
+                        long long *const values[], size_t n);
 int bench_ovs_add_bridge(struct bench_ovs *, const char *bridge,
                          const char *datapath_type, const char *port_type,
                          const char *const ports[], size_t n_ports,

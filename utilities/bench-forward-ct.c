@@ -408,41 +408,6 @@ fwd_establish(struct fwd *fwd, enum fwd_pipeline p, struct ds *note)
 
 /* What the switches tell about the connections. */
 
-/* Reads the 'n' counters 'names' of ovs-vswitchd-xdp's
- * dpif-xdp/stats-show into '*values[i]', each summed over the datapaths
- * that show it, or -1 if none does. */
-void
-fwd_ovs_xdp_counters(struct fwd *fwd, const char *const names[],
-                     long long *const values[], size_t n)
-{
-    struct ds output = DS_EMPTY_INITIALIZER;
-    char *line, *save_ptr = NULL;
-
-    for (size_t i = 0; i < n; i++) {
-        *values[i] = -1;
-    }
-    if (bench_ovs_run(&fwd->ovs_xdp, &output,
-                      "ovs-appctl dpif-xdp/stats-show")) {
-        ds_destroy(&output);
-        return;
-    }
-    for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
-         line = strtok_r(NULL, "\n", &save_ptr)) {
-        const char *s = line + strspn(line, " ");
-
-        for (size_t i = 0; i < n; i++) {
-            size_t len = strlen(names[i]);
-            long long value;
-
-            if (!strncmp(s, names[i], len) && s[len] == ':'
-                && sscanf(s + len + 1, "%lld", &value) == 1) {
-                *values[i] = MAX(*values[i], 0) + value;
-            }
-        }
-    }
-    ds_destroy(&output);
-}
-
 /* Stores ovs-vswitchd-xdp's counters of ct() in '*c' (see struct
  * fwd_ct_counts). */
 void
@@ -452,7 +417,8 @@ fwd_ovs_xdp_ct_counts(struct fwd *fwd, struct fwd_ct_counts *c)
                                          "xdp-ct-next" };
     long long *const values[] = { &c->hit, &c->miss, &c->next };
 
-    fwd_ovs_xdp_counters(fwd, names, values, ARRAY_SIZE(names));
+    bench_ovs_counters(&fwd->ovs_xdp, "dpif-xdp/stats-show", names, values,
+                       ARRAY_SIZE(names));
 }
 
 /* Returns the number of connections of zone FWD_CT_ZONE that

@@ -107,7 +107,8 @@ fwd_monitor_counts(struct fwd *fwd, struct fwd_monitor_counts *c)
         &c->sampled, &c->sample_limited, &c->metered, &c->slow_path,
     };
 
-    fwd_ovs_xdp_counters(fwd, names, values, ARRAY_SIZE(names));
+    bench_ovs_counters(&fwd->ovs_xdp, "dpif-xdp/stats-show", names, values,
+                       ARRAY_SIZE(names));
 }
 
 /* Appends to 'note' what ovs-xdp's program counted in pipeline 'p'

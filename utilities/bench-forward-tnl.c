@@ -383,7 +383,8 @@ fwd_tnl_counts(struct fwd *fwd, struct fwd_tnl_counts *c)
         &c->push, &c->pop, &c->slow_path, &c->fallback,
     };
 
-    fwd_ovs_xdp_counters(fwd, names, values, ARRAY_SIZE(names));
+    bench_ovs_counters(&fwd->ovs_xdp, "dpif-xdp/stats-show", names, values,
+                       ARRAY_SIZE(names));
 }
 
 /* Waits, up to 10 s, until ovs-xdp's running program has code for the

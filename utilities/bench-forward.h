@@ -333,8 +333,6 @@ void fwd_ovs_flows(enum fwd_pipeline, const char *a, const char *b,
 /* bench-forward-ct.c: establishing connections, and what the switches
  * tell about them. */
 void fwd_establish(struct fwd *, enum fwd_pipeline, struct ds *note);
-void fwd_ovs_xdp_counters(struct fwd *, const char *const names[],
-                          long long *const values[], size_t n);
 void fwd_ovs_xdp_ct_counts(struct fwd *, struct fwd_ct_counts *);
 int fwd_ovs_xdp_cached(struct fwd *);
 void fwd_ovs_put_ct_flows(struct fwd *, const struct fwd_switch *,

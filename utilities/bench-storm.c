@@ -404,41 +404,6 @@ storm_switch_ovs(struct storm *st, const struct storm_switch *sw)
     return sw->kind == STORM_OVS_XDP ? &st->ovs_xdp : &st->ovs_stock;
 }
 
-/* Sums, for each of the 'n' 'names', the values of the "  NAME: VALUE"
- * lines that 'command' (ovs-appctl ...) prints into '*values[i]', which
- * is -1 if no line has it. */
-static void
-storm_read_counters(struct bench_ovs *ovs, const char *command,
-                    const char *const names[], long long *const values[],
-                    size_t n)
-{
-    struct ds output = DS_EMPTY_INITIALIZER;
-    char *line, *save_ptr = NULL;
-
-    for (size_t i = 0; i < n; i++) {
-        *values[i] = -1;
-    }
-    if (bench_ovs_run(ovs, &output, "ovs-appctl --timeout=10 %s", command)) {
-        ds_destroy(&output);
-        return;
-    }
-    for (line = strtok_r(ds_cstr(&output), "\n", &save_ptr); line;
-         line = strtok_r(NULL, "\n", &save_ptr)) {
-        const char *s = line + strspn(line, " ");
-
-        for (size_t i = 0; i < n; i++) {
-            size_t len = strlen(names[i]);
-            long long value;
-
-            if (!strncmp(s, names[i], len) && s[len] == ':'
-                && sscanf(s + len + 1, "%lld", &value) == 1) {
-                *values[i] = MAX(*values[i], 0) + value;
-            }
-        }
-    }
-    ds_destroy(&output);
-}
-
 /* Stores switch 'sw''s counters in '*c'. */
 static void
 storm_counters(struct storm *st, const struct storm_switch *sw,
@@ -459,7 +424,7 @@ storm_counters(struct storm *st, const struct storm_switch *sw,
             &c->forwarded,
         };
 
-        storm_read_counters(ovs, "dpif-xdp/stats-show", names, values,
+        bench_ovs_counters(ovs, "dpif-xdp/stats-show", names, values,
                             ARRAY_SIZE(names));
         /* xdp-upcall-lost includes the upcalls the budget refused. */
         c->lost = (xdp_lost < 0 || ovs_lost < 0 || c->refused < 0 ? -1
@@ -470,7 +435,7 @@ storm_counters(struct storm *st, const struct storm_switch *sw,
         };
         long long *const values[] = { &c->handled, &c->refused };
 
-        storm_read_counters(ovs, "dpif-netdev/pmd-stats-show", names,
+        bench_ovs_counters(ovs, "dpif-netdev/pmd-stats-show", names,
                             values, ARRAY_SIZE(names));
         c->missed = (c->handled < 0 || c->refused < 0 ? -1
                      : c->handled + c->refused);

@@ -767,52 +767,30 @@ out:
     return error;
 }
 
-/* ovs-xdp's counters of ct() in XDP (see dpif-xdp/stats-show): hits,
- * misses (ct() handed to ovs-vswitchd) and skipped passes, into 'c', or
- * all -1 if they cannot be read. */
-static void
-tcp_xdp_ct_counters(const struct tcp_bench *tb, long long c[3])
-{
-    static const char *const names[3] = {
-        "xdp-ct-hit", "xdp-ct-miss", "xdp-ct-next"
-    };
-    struct ds output = DS_EMPTY_INITIALIZER;
-
-    for (size_t i = 0; i < 3; i++) {
-        c[i] = -1;
-    }
-    if (!bench_ovs_run(&tb->ovs_xdp, &output,
-                       "ovs-appctl dpif-xdp/stats-show")) {
-        for (size_t i = 0; i < 3; i++) {
-            char *key = xasprintf("\n  %s: ", names[i]);
-            const char *p = strstr(ds_cstr(&output), key);
-
-            if (!p || sscanf(p + strlen(key), "%lld", &c[i]) != 1) {
-                c[i] = -1;
-            }
-            free(key);
-        }
-    }
-    ds_destroy(&output);
-}
-
 /* Measures, as tcp_measure() does, and for ovs-xdp's conntrack row puts
  * into 'r''s note how many of its packets' ct() XDP ran. */
 static int
 tcp_measure_noted(struct tcp_bench *tb, struct tcp_result *r, int streams,
                   double *gbps, struct ds *why)
 {
+    static const char *const names[] = {
+        "xdp-ct-hit", "xdp-ct-miss", "xdp-ct-next"
+    };
     const struct tcp_switch *sw = tb->active;
     bool xdp_ct = sw->conntrack && sw->kind == TCP_OVS_XDP;
     long long before[3], after[3];
+    long long *const before_p[] = { &before[0], &before[1], &before[2] };
+    long long *const after_p[] = { &after[0], &after[1], &after[2] };
     int error;
 
     if (xdp_ct) {
-        tcp_xdp_ct_counters(tb, before);
+        bench_ovs_counters(&tb->ovs_xdp, "dpif-xdp/stats-show", names,
+                           before_p, ARRAY_SIZE(names));
     }
     error = tcp_measure(tb, streams, gbps, why);
     if (!error && xdp_ct) {
-        tcp_xdp_ct_counters(tb, after);
+        bench_ovs_counters(&tb->ovs_xdp, "dpif-xdp/stats-show", names,
+                           after_p, ARRAY_SIZE(names));
         free(r->note);
         if (before[0] < 0 || after[0] < 0) {
             r->note = xstrdup("ct() counters of XDP not readable");
