@@ -895,6 +895,33 @@ bench_ovs_put_log_tail(const struct bench_ovs *ovs, struct ds *why)
     ds_destroy(&output);
 }
 
+/* Whether process 'pid' runs.  kill(pid, 0) also succeeds on a zombie, and
+ * a daemon that detached is reaped by init, which on some machines does so
+ * seconds after the daemon exits. */
+static bool
+bench_pid_alive(long pid)
+{
+    char name[64], buf[512];
+    const char *state;
+    ssize_t n;
+    int fd;
+
+    snprintf(name, sizeof name, "/proc/%ld/stat", pid);
+    fd = open(name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) {
+        return false;
+    }
+    buf[n] = '\0';
+    /* "pid (comm) state ...": the command may hold spaces and ')'. */
+    state = strrchr(buf, ')');
+    return state && state[1] == ' ' && state[2] != 'Z' && state[2] != 'X';
+}
+
 /* Waits up to 5 seconds for the daemon whose pid file is 'pidfile' to end,
  * then kills it. */
 static void
@@ -911,12 +938,12 @@ bench_ovs_wait_pidfile(const char *pidfile)
         return;
     }
     fclose(stream);
-    for (int i = 0; i < 50 && !kill(pid, 0); i++) {
+    for (int i = 0; i < 50 && bench_pid_alive(pid); i++) {
         struct timespec ts = { .tv_nsec = 100 * 1000 * 1000 };
 
         nanosleep(&ts, NULL);
     }
-    if (!kill(pid, 0)) {
+    if (bench_pid_alive(pid)) {
         ovs_error(0, "%s: pid %ld did not exit, killing it", pidfile, pid);
         kill(pid, SIGKILL);
     }
