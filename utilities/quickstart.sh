@@ -52,7 +52,7 @@ PACKAGES="build-essential autoconf automake libtool pkg-config python3
 # with it.
 DPDK_PACKAGES="libdpdk-dev"
 
-log() { printf 'quickstart: %s\n' "$*" >&2; }
+log() { printf 'quickstart: %s %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 need_root() {
