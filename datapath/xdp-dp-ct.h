@@ -144,7 +144,6 @@ xdp_dp_ct_lookup__(XDP_PARSE_CTX *ctx, const struct xdp_flow *flow,
 {
     const struct xdp_dp_action *a = NULL;
     struct xdp_dp_ct_entry *e;
-    struct xdp_flow_stats *st;
     __u32 slot;
     __u32 *s;
 
@@ -187,12 +186,7 @@ xdp_dp_ct_lookup__(XDP_PARSE_CTX *ctx, const struct xdp_flow *flow,
         && (e->mark & a->ct.mark_mask) != a->ct.mark) {
         return -1;
     }
-    st = bpf_map_lookup_elem(&xdp_dp_ct_stats, &slot);
-    if (st) {
-        __sync_fetch_and_add(&st->n_packets, 1);
-        __sync_fetch_and_add(&st->n_bytes, XDP_DP_FRAME_LEN(ctx));
-        st->used = bpf_ktime_get_coarse_ns();
-    }
+    xdp_dp_ct_count(slot, XDP_DP_FRAME_LEN(ctx));
     return ((slot & XDP_DP_PKT_CT_SLOT_MASK)
             | (a->ct.flags & XDP_DP_CT_F_NAT && e->nat_state
                ? XDP_DP_CT_LOOKUP_NAT : 0));

@@ -142,30 +142,28 @@ struct {
 const volatile __u32 xdp_dp_stats_cpu_lanes = 1;
 const volatile __u32 xdp_dp_stats_own_lane = 0;
 
-/* Adds a packet of 'len' bytes with TCP flags 'tcp_flags' (network order;
- * zero for a packet that is not TCP) to flow slot 'slot', in this CPU's
- * lane of the statistics array. */
-static __always_inline void
-xdp_dp_flow_count(__u32 slot, __u64 len, __be16 tcp_flags)
+/* This CPU's lane of the statistics arrays. */
+static __always_inline __u32
+xdp_dp_stats_lane(void)
 {
-    struct xdp_flow_stats *st;
     __u32 lane = 0;
-    __u32 i;
 
-    if (slot >= XDP_DP_MAX_FLOWS) {
-        return;
-    }
     if (xdp_dp_stats_cpu_lanes > 1) {
         lane = bpf_get_smp_processor_id();
         if (lane >= xdp_dp_stats_cpu_lanes) {
             lane %= xdp_dp_stats_cpu_lanes;
         }
     }
-    i = lane * XDP_DP_MAX_FLOWS + slot;
-    st = bpf_map_lookup_elem(&xdp_dp_flow_stats, &i);
-    if (!st) {
-        return;
-    }
+    return lane;
+}
+
+/* Adds a packet of 'len' bytes with TCP flags 'tcp_flags' (network order;
+ * zero for a packet that is not TCP) to 'st', a slot of this CPU's lane:
+ * plain adds where the lane is this CPU's alone, atomic ones where CPUs
+ * share it. */
+static __always_inline void
+xdp_dp_stats_add(struct xdp_flow_stats *st, __u64 len, __be16 tcp_flags)
+{
     /* Millisecond precision is all 'used' needs: the coarse clock costs
      * less than bpf_ktime_get_ns(). */
     if (xdp_dp_stats_own_lane) {
@@ -182,6 +180,25 @@ xdp_dp_flow_count(__u32 slot, __u64 len, __be16 tcp_flags)
         if (tcp_flags) {
             __sync_fetch_and_or(&st->tcp_flags, bpf_ntohs(tcp_flags));
         }
+    }
+}
+
+/* Adds a packet of 'len' bytes with TCP flags 'tcp_flags' (network order;
+ * zero for a packet that is not TCP) to flow slot 'slot', in this CPU's
+ * lane of the statistics array. */
+static __always_inline void
+xdp_dp_flow_count(__u32 slot, __u64 len, __be16 tcp_flags)
+{
+    struct xdp_flow_stats *st;
+    __u32 i;
+
+    if (slot >= XDP_DP_MAX_FLOWS) {
+        return;
+    }
+    i = xdp_dp_stats_lane() * XDP_DP_MAX_FLOWS + slot;
+    st = bpf_map_lookup_elem(&xdp_dp_flow_stats, &i);
+    if (st) {
+        xdp_dp_stats_add(st, len, tcp_flags);
     }
 }
 
@@ -341,6 +358,9 @@ struct {
     __type(value, struct xdp_dp_ct_entry);
 } xdp_dp_ct_entries SEC(".maps");
 
+/* The cache's counters are in CPU lanes as the flows' are (see "struct
+ * xdp_flow_stats" in xdp-dp.h), without ovs-vswitchd's lane: it only
+ * reads them. */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
     __uint(map_flags, BPF_F_MMAPABLE);
@@ -348,6 +368,23 @@ struct {
     __type(key, __u32);
     __type(value, struct xdp_flow_stats);
 } xdp_dp_ct_stats SEC(".maps");
+
+/* Adds a packet of 'len' bytes to cache slot 'slot', in this CPU's lane. */
+static __always_inline void
+xdp_dp_ct_count(__u32 slot, __u64 len)
+{
+    struct xdp_flow_stats *st;
+    __u32 i;
+
+    if (slot >= XDP_DP_MAX_CT) {
+        return;
+    }
+    i = xdp_dp_stats_lane() * XDP_DP_MAX_CT + slot;
+    st = bpf_map_lookup_elem(&xdp_dp_ct_stats, &i);
+    if (st) {
+        xdp_dp_stats_add(st, len, 0);
+    }
+}
 
 /* The pass after a cached ct() (see xdp-dp.h): per cache slot, what that
  * pass found; per statistics slot, the installed flow's id and output. */

@@ -398,7 +398,9 @@ struct xdp_flow {
  * XDP_DP_STATS_MAX_CPU_LANES, CPUs share lanes (CPU modulo the lanes) and
  * add atomically.  A program loaded with the defaults (one lane, as the
  * tests' and the benchmark's own skeletons are) adds atomically to lane 0,
- * which ovs-vswitchd then shares. */
+ * which ovs-vswitchd then shares.  The connection cache's counters
+ * (xdp_dp_ct_stats, a slot per cached direction) are in the same CPU
+ * lanes, without ovs-vswitchd's: it only reads them. */
 struct xdp_flow_stats {
     __u64 n_packets;            /* Packets that hit the flow. */
     __u64 n_bytes;              /* Bytes of those packets. */

@@ -165,23 +165,31 @@ xdp_flow_stats_add(struct xdp_flow_stats_map *map, uint32_t slot,
     }
 }
 
-/* Sizes the statistics array 'map', of a BPF object not yet loaded, for
- * this machine: a lane per possible CPU (at most
- * XDP_DP_STATS_MAX_CPU_LANES) and ovs-vswitchd's.  Stores in '*cpu_lanes'
- * the CPU lanes and in '*own' whether each CPU has a lane of its own: the
- * values for the object's constants xdp_dp_stats_cpu_lanes and
- * xdp_dp_stats_own_lane (datapath/xdp-dp-maps.h).  Returns 0 or a
- * positive errno. */
+/* Sizes the statistics arrays of a BPF object not yet loaded for this
+ * machine: 'flows' in a lane per possible CPU (at most
+ * XDP_DP_STATS_MAX_CPU_LANES) and ovs-vswitchd's, 'conns' (the connection
+ * cache's counters, which ovs-vswitchd only reads; may be NULL) in the CPU
+ * lanes alone.  Stores in '*cpu_lanes' the CPU lanes and in '*own' whether
+ * each CPU has a lane of its own: the values for the object's constants
+ * xdp_dp_stats_cpu_lanes and xdp_dp_stats_own_lane
+ * (datapath/xdp-dp-maps.h).  Returns 0 or a positive errno. */
 int
-xdp_flow_stats_size(struct bpf_map *map, uint32_t *cpu_lanes, uint32_t *own)
+xdp_flow_stats_size(struct bpf_map *flows, struct bpf_map *conns,
+                    uint32_t *cpu_lanes, uint32_t *own)
 {
     int n_cpus = libbpf_num_possible_cpus();
+    int error;
 
     if (n_cpus <= 0) {
         n_cpus = 1;
     }
     *cpu_lanes = MIN(n_cpus, XDP_DP_STATS_MAX_CPU_LANES);
     *own = *cpu_lanes == n_cpus;
-    return -bpf_map__set_max_entries(map,
-                                     (*cpu_lanes + 1) * XDP_DP_MAX_FLOWS);
+    error = -bpf_map__set_max_entries(flows,
+                                      (*cpu_lanes + 1) * XDP_DP_MAX_FLOWS);
+    if (!error && conns) {
+        error = -bpf_map__set_max_entries(conns,
+                                          *cpu_lanes * XDP_DP_MAX_CT);
+    }
+    return error;
 }

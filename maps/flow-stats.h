@@ -45,6 +45,7 @@ void xdp_flow_stats_add(struct xdp_flow_stats_map *, uint32_t slot,
                         uint64_t used_ns);
 
 struct bpf_map;
-int xdp_flow_stats_size(struct bpf_map *, uint32_t *cpu_lanes, uint32_t *own);
+int xdp_flow_stats_size(struct bpf_map *flows, struct bpf_map *conns,
+                        uint32_t *cpu_lanes, uint32_t *own);
 
 #endif /* flow-stats.h */

@@ -364,14 +364,15 @@ dpif_xdp_unixctl_maps_show(struct unixctl_conn *conn, int argc,
  * ovs-vswitchd pinned, before the rest are removed. */
 #define DP_XDP_TAKE_OVER_MS 10000
 
-/* Sizes the flow statistics array of 'skel', not yet loaded, in lanes (a
- * lane per CPU and ovs-vswitchd's, see maps/flow-stats.c), and gives its
- * programs the constants that say so.  Returns 0 or a positive errno. */
+/* Sizes the statistics arrays of 'skel' (flows' and connections'), not
+ * yet loaded, in lanes (a lane per CPU, and ovs-vswitchd's for the flows,
+ * see maps/flow-stats.c), and gives its programs the constants that say
+ * so.  Returns 0 or a positive errno. */
 static int
 dp_xdp_stats_lanes_set(struct xdp_dp *skel)
 {
     return xdp_flow_stats_size(
-        skel->maps.xdp_dp_flow_stats,
+        skel->maps.xdp_dp_flow_stats, skel->maps.xdp_dp_ct_stats,
         CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_cpu_lanes),
         CONST_CAST(uint32_t *, &skel->rodata->xdp_dp_stats_own_lane));
 }

@@ -224,7 +224,7 @@ main(int argc, char *argv[])
     }
     if (lanes) {
         int error = xdp_flow_stats_size(
-            skel->maps.xdp_dp_flow_stats,
+            skel->maps.xdp_dp_flow_stats, skel->maps.xdp_dp_ct_stats,
             (uint32_t *) &skel->rodata->xdp_dp_stats_cpu_lanes,
             (uint32_t *) &skel->rodata->xdp_dp_stats_own_lane);
 
