@@ -18,14 +18,16 @@
  * flow-setup paths.
  *
  * Each datapath has a compiler thread.  Flow setup only tells it that the
- * table's shape changed (a mask came or went, or a flow uses an action the
- * running program has no code for: dp_xdp_compile_table_changed()), which
- * costs a flag and a latch; a flow whose mask is compiled already is
- * installed by map updates alone.  The thread waits until the table has
- * been quiet for XDP_COMPILE_COALESCE_MS and the last compile is at least
+ * table's shape changed (a mask came, or a flow uses an action the running
+ * program has no code for: dp_xdp_compile_table_changed()), which costs a
+ * flag and a latch; a flow whose mask is compiled already is installed by
+ * map updates alone.  The thread waits until the table has been quiet for
+ * XDP_COMPILE_COALESCE_MS and the last compile is at least
  * XDP_COMPILE_INTERVAL_MS old, so that a burst of new masks costs one
  * compile; a flow with an action the running program has no code for
- * waits only for the quiet time.  Every XDP_COMPILE_RANK_MS it also reads
+ * waits only for the quiet time.  A mask that went away is compiled away
+ * only with the next compile, or after XDP_COMPILE_SHRUNK_MS
+ * (dp_xdp_compile_table_shrunk()).  Every XDP_COMPILE_RANK_MS it also reads
  * the subtables' hit counters and recompiles if the order has gone stale
  * (a subtable has more than twice the hits of one visited before it).
  *
@@ -95,6 +97,8 @@ COVERAGE_DEFINE(xdp_compile_halved);
 #define XDP_COMPILE_COALESCE_MS 100     /* Quiet time before a compile. */
 #define XDP_COMPILE_INTERVAL_MS 1000    /* Least time between compiles. */
 #define XDP_COMPILE_RANK_MS 5000        /* How often to check the order. */
+#define XDP_COMPILE_SHRUNK_MS 30000     /* How long a compiled subtable that
+                                         * went away may stay compiled. */
 #define XDP_COMPILE_RANK_MIN_HITS 1000  /* Hits that make a reorder worth
                                          * a compile. */
 #define XDP_COMPILE_CMAP_MIN 1024       /* Smallest compact map. */
@@ -114,6 +118,8 @@ struct dp_xdp_compiler {
                                  * comes in at once, and the next compile
                                  * does not wait out
                                  * XDP_COMPILE_INTERVAL_MS. */
+    long long int shrunk_since; /* First subtable gone since the last
+                                 * compile began, or LLONG_MAX. */
 
     /* Protected by 'mutex', held through a whole compile. */
     struct ovs_mutex mutex;
@@ -133,6 +139,7 @@ struct dp_xdp_compiler {
                                  * actions inline, for tests. */
     long long int quiet_ms;     /* XDP_COMPILE_COALESCE_MS, or what the
                                  * environment says (tests). */
+    long long int shrunk_ms;    /* XDP_COMPILE_SHRUNK_MS, or the same. */
     uint32_t failed_hash;       /* Configuration that failed last, or 0. */
     /* What the verifier took after it refused the whole table (E2BIG), for
      * the actions in use then, 'big_bits' (0 if it never did): actions
@@ -515,6 +522,7 @@ compile(struct dp_xdp *dp, bool force, struct ds *reply)
     read_mask_hits(dp, hits_now);
     ovs_mutex_lock(&dp->flow_mutex);
     c->dirty_since = LLONG_MAX;
+    c->shrunk_since = LLONG_MAX;
     c->urgent = false;
     for (uint32_t i = 0; i < dp->n_masks; i++) {
         uint32_t slot = dp->mask_order[i];
@@ -787,6 +795,7 @@ compiler_main(void *dp_)
             ovs_mutex_lock(&c->mutex);
             ovs_mutex_lock(&dp->flow_mutex);
             long long int dirty = c->dirty_since;
+            long long int shrunk = c->shrunk_since;
             bool urgent = c->urgent;
             bool compiled = dp->live_skel != dp->skel;
             ovs_mutex_unlock(&dp->flow_mutex);
@@ -806,6 +815,9 @@ compiler_main(void *dp_)
                 } else {
                     wake = when;
                 }
+            } else if (shrunk != LLONG_MAX
+                       && now >= shrunk + c->shrunk_ms) {
+                compile(dp, false, NULL);
             } else if (now >= c->last_rank + XDP_COMPILE_RANK_MS) {
                 c->last_rank = now;
                 if (c->cfg.enabled && rank_is_stale(dp)) {
@@ -813,6 +825,9 @@ compiler_main(void *dp_)
                 }
             } else {
                 wake = c->last_rank + XDP_COMPILE_RANK_MS;
+            }
+            if (shrunk != LLONG_MAX) {
+                wake = MIN(wake, shrunk + c->shrunk_ms);
             }
             ovs_mutex_unlock(&c->mutex);
         }
@@ -851,6 +866,10 @@ dp_xdp_compile_init(struct dp_xdp *dp)
     unsigned int quiet;
     c->quiet_ms = (env && str_to_uint(env, 10, &quiet)
                    ? quiet : XDP_COMPILE_COALESCE_MS);
+    /* And shorten how long a subtable that went away stays compiled. */
+    env = getenv("OVS_XDP_COMPILE_SHRUNK_MS");
+    c->shrunk_ms = (env && str_to_uint(env, 10, &quiet)
+                    ? quiet : XDP_COMPILE_SHRUNK_MS);
     /* Tests run every compiled program with its actions out of line, as
      * the verifier may make a big table need (see compile()). */
     env = getenv("OVS_XDP_COMPILE_OUT_OF_LINE");
@@ -860,6 +879,7 @@ dp_xdp_compile_init(struct dp_xdp *dp)
     env = getenv("OVS_XDP_COMPILE_REFUSE_INLINE");
     c->refuse_inline = env && !strcmp(env, "1");
     c->dirty_since = LLONG_MAX;
+    c->shrunk_since = LLONG_MAX;
     for (int i = 0; i < XDP_DP_MAX_MASKS; i++) {
         c->slots[i].cmap_fd = -1;
     }
@@ -954,6 +974,47 @@ dp_xdp_compile_table_changed(struct dp_xdp *dp, bool urgent)
     if (c->dirty_since == LLONG_MAX) {
         c->dirty_since = time_msec();
         latch_set(&c->work_latch);
+    }
+}
+
+/* A subtable went away.  If the running program has it compiled, it stays
+ * there, correct (its map is empty, and its slot takes no other mask while
+ * the program is live) at the cost of a lookup that misses, for packets
+ * that reach it: the removal alone is not worth a compile, which takes a
+ * CPU for a second or more (the verifier), and a mask that went away with
+ * its last flow's idle timeout often comes back with the next connection.
+ * It is folded into the next compile that something else calls for, or
+ * compiled after XDP_COMPILE_SHRUNK_MS; sooner if every free slot is
+ * taken (dp_xdp_compile_slots_wanted()). */
+void
+dp_xdp_compile_table_shrunk(struct dp_xdp *dp, uint32_t slot)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    struct dp_xdp_compiler *c = dp->compiler;
+
+    if (!c) {
+        return;
+    }
+    if (!c->slots[slot].live) {
+        /* Not in the running program: nothing to compile away. */
+        return;
+    }
+    if (c->shrunk_since == LLONG_MAX) {
+        c->shrunk_since = time_msec();
+        latch_set(&c->work_latch);  /* For the wake time. */
+    }
+}
+
+/* A new mask found no free slot: subtables that went away but are still
+ * compiled hold theirs, and a compile now gives them back. */
+void
+dp_xdp_compile_slots_wanted(struct dp_xdp *dp)
+    OVS_REQUIRES(dp->flow_mutex)
+{
+    struct dp_xdp_compiler *c = dp->compiler;
+
+    if (c && c->shrunk_since != LLONG_MAX) {
+        dp_xdp_compile_table_changed(dp, false);
     }
 }
 
@@ -1102,7 +1163,16 @@ dp_xdp_compile_format(struct dp_xdp *dp, struct ds *s)
                       hits_now[cs->slot] - c->hits_base[cs->slot]);
         xdp_compile_format_csub(s, cs);
         if (!m->in_use) {
-            ds_put_cstr(s, " (no flows left)");
+            long long int left = 0;
+
+            if (c->shrunk_since != LLONG_MAX) {
+                left = c->shrunk_since + c->shrunk_ms - time_msec();
+            }
+
+            /* See dp_xdp_compile_table_shrunk(). */
+            ds_put_format(s, " (no flows left: compiled away with the "
+                          "next compile, at the latest in %lld s)",
+                          MAX(left, 0) / 1000);
         } else if (cs->ckey_words && cslot->cmap_fd < 0) {
             ds_put_cstr(s, " (no compact map: found by the fallback)");
         } else if (cslot->cmap_full) {

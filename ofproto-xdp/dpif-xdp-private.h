@@ -491,6 +491,10 @@ void dp_xdp_compile_format(struct dp_xdp *, struct ds *);
 void dp_xdp_compile_format_maps(struct dp_xdp *, struct ds *);
 void dp_xdp_compile_table_changed(struct dp_xdp *dp, bool urgent)
     OVS_REQUIRES(dp->flow_mutex);
+void dp_xdp_compile_table_shrunk(struct dp_xdp *dp, uint32_t slot)
+    OVS_REQUIRES(dp->flow_mutex);
+void dp_xdp_compile_slots_wanted(struct dp_xdp *dp)
+    OVS_REQUIRES(dp->flow_mutex);
 void dp_xdp_compile_write_flows(struct dp_xdp *dp, int mask_slot,
                                 struct dp_xdp_flow **, size_t n, bool add)
     OVS_REQUIRES(dp->flow_mutex);

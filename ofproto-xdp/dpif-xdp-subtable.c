@@ -215,6 +215,7 @@ dp_xdp_mask_ref(struct dp_xdp *dp, const struct xdp_flow_key *mask)
          * another mask's, and the running program may have it compiled. */
         free_slot = same_slot;
     } else if (free_slot < 0) {
+        dp_xdp_compile_slots_wanted(dp);
         return -EFBIG;
     }
 
@@ -276,7 +277,7 @@ dp_xdp_mask_unref(struct dp_xdp *dp, int slot_)
     /* The slot keeps its (now empty) hash map for the next mask. */
     m->in_use = false;
     m->freed = time_msec();
-    dp_xdp_compile_table_changed(dp, false);
+    dp_xdp_compile_table_shrunk(dp, slot);
 }
 
 /* Finds the subtable whose mask is 'mask', or returns -1. */
