@@ -54,6 +54,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/json.h"
 #include "packets.h"
+#include "svec.h"
 #include "util.h"
 
 /* Database schema of the stock Open vSwitch (openvswitch-common). */
@@ -427,6 +428,64 @@ bench_no_arguments(const char *mode, int argc, char *argv[])
     if (optind < argc) {
         ovs_fatal(0, "%s: unexpected argument \"%s\" (use --help)", mode,
                   argv[optind]);
+    }
+}
+
+/* Megaflows from OpenFlow rules: rule i matches UDP port 'base' + i
+ * exactly in 'field', so ofproto's megaflow for each port matches it
+ * exactly too and the datapath holds 'n' megaflows.  Their masks come from
+ * the classifier's staged lookup, which un-wildcards the fields of every
+ * subtable it looked into before the one that matched: the rules are
+ * spread over 'm' groups, group j at priority BENCH_MFLOW_PRIORITY - j
+ * also matching the IPv4 source on a prefix of 16 + j bits, so that a
+ * packet whose rule is in group j was looked up in groups 0 to j and its
+ * megaflow matches the source on 16 + j bits: one mask per group.  The
+ * counts are ofproto's to make: callers read what the datapath holds
+ * (dpctl/show). */
+#define BENCH_MFLOW_PRIORITY 1000
+
+void
+bench_megaflow_rules(struct svec *flows, unsigned int n, unsigned int m,
+                     const char *in_port, const char *src_ip,
+                     const char *field, unsigned int base,
+                     const char *out_port)
+{
+    for (unsigned int i = 0; i < n; i++) {
+        unsigned int group = i % m;
+
+        svec_add_nocopy(flows, xasprintf(
+                            "priority=%u,udp,in_port=%s,nw_src=%s/%u,"
+                            "%s=%u,actions=output:%s",
+                            BENCH_MFLOW_PRIORITY - group, in_port, src_ip,
+                            16 + group, field, base + i, out_port));
+    }
+}
+
+/* Returns the number that follows 'label' in 's' (ovs-appctl's output),
+ * or -1. */
+long long int
+bench_find_count(const char *s, const char *label)
+{
+    const char *p = strstr(s, label);
+    long long int value;
+
+    return (p && sscanf(p + strlen(label), "%lld", &value) == 1
+            ? value : -1);
+}
+
+/* Checks --megaflows and --masks together: --masks needs --megaflows, at
+ * most one mask per megaflow; no --masks means one. */
+void
+bench_megaflow_check(unsigned int n_megaflows, unsigned int *n_masks)
+{
+    if (*n_masks && !n_megaflows) {
+        ovs_fatal(0, "--masks goes with --megaflows");
+    } else if (n_megaflows) {
+        *n_masks = MAX(*n_masks, 1);
+        if (*n_masks > n_megaflows) {
+            ovs_fatal(0, "--masks: more masks (%u) than megaflows (%u)",
+                      *n_masks, n_megaflows);
+        }
     }
 }
 

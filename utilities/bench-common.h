@@ -134,6 +134,20 @@ void bench_no_arguments(const char *mode, int argc, char *argv[]);
 struct json;
 void bench_write_json(struct json *json, const char *file_name);
 
+/* Megaflows: 'n' OpenFlow rules, from 'in_port' and for IPv4 source
+ * 'src_ip', that give a datapath 'n' megaflows over 'm' masks (see
+ * bench-common.c), for UDP ports 'base' to 'base' + 'n' - 1 in 'field'
+ * (tp_src or tp_dst), output to 'out_port'. */
+struct svec;
+void bench_megaflow_rules(struct svec *flows, unsigned int n, unsigned int m,
+                          const char *in_port, const char *src_ip,
+                          const char *field, unsigned int base,
+                          const char *out_port);
+#define BENCH_MAX_MEGAFLOWS 60000
+#define BENCH_MAX_MASKS 16
+void bench_megaflow_check(unsigned int n_megaflows, unsigned int *n_masks);
+long long int bench_find_count(const char *s, const char *label);
+
 /* Statistics over the runs of one measurement. */
 void bench_select(const char *list, const char *(*name)(size_t i), size_t n,
                   bool selected[]);

@@ -19,17 +19,10 @@
  * them (see bench-forward.c for the benchmark as a whole).
  *
  * The generator sends from N UDP source ports (as --flows=N does), and
- * the OpenFlow table has one rule per port, exact on it: ofproto's
- * megaflow for each port matches it exactly, so the datapath holds N
- * megaflows.  Their masks come from the classifier's staged lookup, which
- * un-wildcards the fields of every subtable it looked into before the
- * one that matched: the rules are spread over M groups, group j at
- * priority FWD_MFLOW_PRIORITY - j also matching the generator's IPv4
- * source on a prefix of 16 + j bits, so that a packet whose rule is in
- * group j was looked up in groups 0 to j and its megaflow matches the
- * source on 16 + j bits: one mask per group.  What the datapath holds,
- * flows and masks, is read at the end of each run (dpctl/show) and shown
- * in the result's note, since the counts are ofproto's to make, with the
+ * the OpenFlow table has one rule per port, exact on it, in M groups of
+ * masks (bench_megaflow_rules()).  What the datapath holds, flows and
+ * masks, is read at the end of each run (dpctl/show) and shown in the
+ * result's note, since the counts are ofproto's to make, with the
  * subtables looked up per packet while measuring (the mask cache of
  * compiled programs should bring it near 1; see
  * datapath/xdp-dp-classify.h).
@@ -46,9 +39,6 @@
 #include "svec.h"
 #include "util.h"
 
-/* Priority of group 0; group j is at this minus j. */
-#define FWD_MFLOW_PRIORITY 1000
-
 /* Adds to 'flows' the megaflow table of the options 'opts' (see the top of
  * the file) from port 'a', the generator's, to port 'b', and what takes
  * everything else both ways. */
@@ -56,30 +46,12 @@ void
 fwd_megaflow_flows(const struct fwd_options *opts, const char *a,
                    const char *b, struct svec *flows)
 {
-    for (unsigned int i = 0; i < opts->n_megaflows; i++) {
-        unsigned int group = i % opts->n_masks;
-
-        svec_add_nocopy(flows, xasprintf(
-                            "priority=%u,udp,in_port=%s,nw_src=%s/%u,"
-                            "tp_src=%u,actions=output:%s",
-                            FWD_MFLOW_PRIORITY - group, a, FWD_GEN_IP,
-                            16 + group, FWD_UDP_SPORT_BASE + i, b));
-    }
+    bench_megaflow_rules(flows, opts->n_megaflows, opts->n_masks, a,
+                         FWD_GEN_IP, "tp_src", FWD_UDP_SPORT_BASE, b);
     svec_add_nocopy(flows, xasprintf("priority=0,in_port=%s,actions=output:%s",
                                      a, b));
     svec_add_nocopy(flows, xasprintf("priority=0,in_port=%s,actions=output:%s",
                                      b, a));
-}
-
-/* Returns the number that follows 'label' in 's', or -1. */
-static long long int
-find_count(const char *s, const char *label)
-{
-    const char *p = strstr(s, label);
-    long long int value;
-
-    return (p && sscanf(p + strlen(label), "%lld", &value) == 1
-            ? value : -1);
 }
 
 /* Reads what dpctl/show says of the datapath of switch 'sw' into 'c'
@@ -93,10 +65,10 @@ fwd_megaflow_counts(struct fwd *fwd, const struct fwd_switch *sw,
 
     bench_ovs_run(fwd_switch_ovs(fwd, sw), &output, "ovs-appctl dpctl/show");
     s = ds_cstr(&output);
-    c->n_flows = find_count(s, "flows: ");
-    c->n_masks = find_count(s, "total:");
-    c->n_hit = find_count(s, "lookups: hit:");
-    c->n_mask_hit = find_count(s, "masks: hit:");
+    c->n_flows = bench_find_count(s, "flows: ");
+    c->n_masks = bench_find_count(s, "total:");
+    c->n_hit = bench_find_count(s, "lookups: hit:");
+    c->n_mask_hit = bench_find_count(s, "masks: hit:");
     ds_destroy(&output);
 }
 

@@ -268,11 +268,11 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
             break;
         case OPT_MEGAFLOWS:
             opts->n_megaflows = bench_parse_count("--megaflows", optarg, 1,
-                                                60000);
+                                                BENCH_MAX_MEGAFLOWS);
             break;
         case OPT_MASKS:
             opts->n_masks = bench_parse_count("--masks", optarg, 1,
-                                            FWD_MAX_MASKS);
+                                            BENCH_MAX_MASKS);
             break;
         case OPT_SWITCHES:
             bench_select(optarg, fwd_switch_name, FWD_N_SWITCHES,
@@ -325,9 +325,8 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
     for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
         opts->pipelines[p] |= tunnels[p];
     }
-    if (opts->n_masks && !opts->n_megaflows) {
-        ovs_fatal(0, "--masks goes with --megaflows");
-    } else if (opts->n_megaflows) {
+    bench_megaflow_check(opts->n_megaflows, &opts->n_masks);
+    if (opts->n_megaflows) {
         if (flows_set) {
             ovs_fatal(0, "--megaflows sets the number of flows: no --flows "
                       "with it");
@@ -337,11 +336,6 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
                 ovs_fatal(0, "--megaflows is for the stateless pipeline "
                           "only");
             }
-        }
-        opts->n_masks = MAX(opts->n_masks, 1);
-        if (opts->n_masks > opts->n_megaflows) {
-            ovs_fatal(0, "--masks: more masks (%u) than megaflows (%u)",
-                      opts->n_masks, opts->n_megaflows);
         }
         opts->n_flows = opts->n_megaflows;
     }

@@ -286,7 +286,6 @@ double fwd_cpus_scaling(const struct fwd *, size_t c, size_t idx,
 void fwd_cpus_put_table(const struct fwd *, struct ds *out);
 
 /* bench-forward-mflow.c: --megaflows and --masks. */
-#define FWD_MAX_MASKS 16
 void fwd_megaflow_flows(const struct fwd_options *, const char *a,
                         const char *b, struct svec *flows);
 struct fwd_megaflow_counts {

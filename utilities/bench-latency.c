@@ -33,15 +33,28 @@
  * translation, a flow install and the packet's execution, in each
  * direction.  The later pings hit the installed flows.  Reported per
  * switch: the median over the repetitions of the first RTT, of the median
- * of the later RTTs, and their ratio. */
+ * of the later RTTs, and their ratio.
+ *
+ * With --megaflows=N --masks=M, the first packet meets a datapath that
+ * holds N megaflows over M masks besides: the OpenFlow table has N rules
+ * on the UDP destination port from namespace a (bench_megaflow_rules()),
+ * and before each repetition's pings, after the purge, namespace a sends
+ * one datagram to each of those ports, paced so that no upcall budget
+ * refuses them, and the mode waits until the datapath shows the flows
+ * (dpctl/show) and a second more, for ovs-vswitchd-xdp's compiler.  The
+ * datapath flows seen before the pings are reported, since their number
+ * is ofproto's to make. */
 
 #include <config.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "command-line.h"
@@ -49,6 +62,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/json.h"
 #include "packets.h"
+#include "svec.h"
 #include "util.h"
 #include "utilities/bench-common.h"
 #include "utilities/ovs-xdp-bench.h"
@@ -81,6 +95,9 @@ struct lat_result {
     double *first;              /* First RTT of each repetition, in ms. */
     double *later;              /* Median of the later RTTs, likewise. */
     unsigned int n_lost;        /* Echo requests without a reply. */
+    long long int min_dp_flows; /* --megaflows: fewest datapath flows seen
+                                 * before a repetition's pings, or -1. */
+    long long int min_dp_masks; /* And fewest masks, likewise. */
 };
 
 /* Options. */
@@ -88,6 +105,8 @@ struct lat_options {
     unsigned int count;         /* Pings per repetition, at least 2. */
     unsigned int repeat;        /* Repetitions per switch. */
     double interval;            /* Seconds between pings. */
+    unsigned int n_megaflows;   /* --megaflows, or 0. */
+    unsigned int n_masks;       /* --masks. */
     struct bench_ovs_options ovs;  /* --vswitchd-xdp, --vswitchd, --json. */
 };
 
@@ -107,6 +126,9 @@ static const struct eth_addr lat_a_mac = ETH_ADDR_C(02,6f,78,62,01,01);
 static const struct eth_addr lat_b_mac = ETH_ADDR_C(02,6f,78,62,01,02);
 #define LAT_A_IP "198.18.1.1"
 #define LAT_B_IP "198.18.1.2"
+#define LAT_MFLOW_PORT_BASE 20000   /* --megaflows: UDP ports from here. */
+#define LAT_MFLOW_BURST 100         /* Datagrams between pauses... */
+#define LAT_MFLOW_PAUSE 0.02        /* ...of this many seconds. */
 
 static void
 lat_usage(void)
@@ -124,6 +146,10 @@ Options:\n\
   --repeat=K             repetitions per switch, each with fresh flows\n\
                          (default 10)\n\
   --interval=SECONDS     between pings (default 0.05)\n\
+  --megaflows=N          N more megaflows in the datapath when the first\n\
+                         packet comes: N OpenFlow rules on UDP ports, a\n\
+                         datagram to each before every repetition\n\
+  --masks=M              spread them over M masks (1 to 16, default 1)\n\
   --switches=LIST        comma-separated, from: ovs-xdp, ovs-system\n\
                          (default: both)\n\
   --vswitchd-xdp=PATH    ovs-vswitchd-xdp (default: the build tree's,\n\
@@ -160,12 +186,16 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
         OPT_REPEAT,
         OPT_INTERVAL,
         OPT_SWITCHES,
+        OPT_MEGAFLOWS,
+        OPT_MASKS,
     };
     static const struct option long_options[] = {
         {"count", required_argument, NULL, OPT_COUNT},
         {"repeat", required_argument, NULL, OPT_REPEAT},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"switches", required_argument, NULL, OPT_SWITCHES},
+        {"megaflows", required_argument, NULL, OPT_MEGAFLOWS},
+        {"masks", required_argument, NULL, OPT_MASKS},
         BENCH_OVS_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -202,6 +232,14 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
         case OPT_SWITCHES:
             lat_parse_switches(lat, optarg);
             break;
+        case OPT_MEGAFLOWS:
+            opts->n_megaflows = bench_parse_count("--megaflows", optarg, 1,
+                                                  BENCH_MAX_MEGAFLOWS);
+            break;
+        case OPT_MASKS:
+            opts->n_masks = bench_parse_count("--masks", optarg, 1,
+                                              BENCH_MAX_MASKS);
+            break;
         case 'h':
             lat_usage();
             exit(EXIT_SUCCESS);
@@ -213,6 +251,7 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
     }
     free(short_options);
     bench_no_arguments("latency", argc, argv);
+    bench_megaflow_check(opts->n_megaflows, &opts->n_masks);
     bench_ovs_options_finish(&opts->ovs);
 }
 
@@ -306,6 +345,67 @@ lat_ping(struct lat *lat, unsigned int count, double *rtts)
     return n_replies;
 }
 
+/* --megaflows: sends a datagram from namespace a to each rule's port, and
+ * waits until the datapath of 'ovs' shows that many flows (at most 5 s),
+ * then a second for the compiler.  Records in 'r' what it saw.  Returns 0
+ * if successful, otherwise a positive errno value after explaining in
+ * 'why'. */
+static int
+lat_fill_megaflows(struct lat *lat, struct bench_ovs *ovs,
+                   struct lat_result *r, struct ds *why)
+{
+    unsigned int n = lat->opts.n_megaflows;
+    struct sockaddr_in sin = { .sin_family = AF_INET };
+    struct ds output = DS_EMPTY_INITIALIZER;
+    long long int n_flows = -1, n_masks = -1;
+    int saved_fd, error, fd;
+
+    error = bench_netns_enter(lat->a.ns, &saved_fd);
+    if (error) {
+        ds_put_format(why, "cannot enter %s (%s)", lat->a.ns,
+                      ovs_strerror(error));
+        return error;
+    }
+    fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    error = fd < 0 ? errno : 0;
+    bench_netns_leave(saved_fd);
+    if (error) {
+        ds_put_format(why, "UDP socket: %s", ovs_strerror(error));
+        return error;
+    }
+
+    inet_pton(AF_INET, LAT_B_IP, &sin.sin_addr);
+    for (unsigned int i = 0; i < n; i++) {
+        sin.sin_port = htons(LAT_MFLOW_PORT_BASE + i);
+        sendto(fd, "", 1, 0, (struct sockaddr *) &sin, sizeof sin);
+        if (i % LAT_MFLOW_BURST == LAT_MFLOW_BURST - 1) {
+            bench_sleep(LAT_MFLOW_PAUSE);
+        }
+    }
+    close(fd);
+
+    for (double deadline = bench_now() + 5; bench_now() < deadline; ) {
+        ds_clear(&output);
+        bench_ovs_run(ovs, &output, "ovs-appctl dpctl/show");
+        n_flows = bench_find_count(ds_cstr(&output), "flows: ");
+        n_masks = bench_find_count(ds_cstr(&output), "total:");
+        if (n_flows >= n) {
+            break;
+        }
+        bench_sleep(0.1);
+    }
+    ds_destroy(&output);
+    bench_sleep(1);
+
+    if (r->min_dp_flows < 0 || n_flows < r->min_dp_flows) {
+        r->min_dp_flows = n_flows;
+    }
+    if (r->min_dp_masks < 0 || n_masks < r->min_dp_masks) {
+        r->min_dp_masks = n_masks;
+    }
+    return 0;
+}
+
 /* Measures switch number 'idx'.  Returns 0 if successful, otherwise a
  * positive errno value after explaining in 'why'. */
 static int
@@ -315,16 +415,27 @@ lat_measure(struct lat *lat, size_t idx, struct ds *why)
     struct lat_result *r = &lat->results[idx];
     struct bench_ovs *ovs = sw->xdp ? &lat->ovs_xdp : &lat->ovs_stock;
     const char *ports[] = { lat->a.root_name, lat->b.root_name };
-    const char *flows[] = { "actions=normal" };
+    struct svec flows = SVEC_EMPTY_INITIALIZER;
     unsigned int count = lat->opts.count;
     double *rtts = xcalloc(count, sizeof *rtts);
     struct ds output = DS_EMPTY_INITIALIZER;
     int error;
 
+    if (lat->opts.n_megaflows) {
+        bench_megaflow_rules(&flows, lat->opts.n_megaflows,
+                             lat->opts.n_masks, lat->a.root_name, LAT_A_IP,
+                             "tp_dst", LAT_MFLOW_PORT_BASE,
+                             lat->b.root_name);
+        svec_add(&flows, "priority=0,actions=normal");
+    } else {
+        svec_add(&flows, "actions=normal");
+    }
+    r->min_dp_flows = r->min_dp_masks = -1;
     lat->active = ovs;
     error = bench_ovs_add_bridge(ovs, lat->bridge, sw->xdp ? "xdp" : "netdev",
-                                 NULL, ports, ARRAY_SIZE(ports), flows,
-                                 ARRAY_SIZE(flows), why);
+                                 NULL, ports, ARRAY_SIZE(ports),
+                                 (const char *const *) flows.names, flows.n,
+                                 why);
     if (error) {
         goto out;
     }
@@ -356,6 +467,12 @@ lat_measure(struct lat *lat, size_t idx, struct ds *why)
             goto out;
         }
         bench_sleep(0.1);
+        if (lat->opts.n_megaflows) {
+            error = lat_fill_megaflows(lat, ovs, r, why);
+            if (error) {
+                goto out;
+            }
+        }
 
         n_replies = lat_ping(lat, count, rtts);
         fatal_signal_run();
@@ -388,6 +505,7 @@ out:
     bench_ovs_del_bridge(ovs, lat->bridge);
     lat->active = NULL;
     ds_destroy(&output);
+    svec_destroy(&flows);
     free(rtts);
     return error;
 }
@@ -401,7 +519,13 @@ lat_print_table(const struct lat *lat)
     ds_put_format(&out, "ovs-xdp-bench latency: ping -c %u -i %g from one "
                   "namespace to another through each switch,\n%u times, each "
                   "after ovs-appctl revalidator/purge (fresh flows); RTTs in "
-                  "ms\n\n", opts->count, opts->interval, opts->repeat);
+                  "ms\n", opts->count, opts->interval, opts->repeat);
+    if (opts->n_megaflows) {
+        ds_put_format(&out, "with %u more megaflows over %u mask%s in the "
+                      "datapath (--megaflows, --masks)\n", opts->n_megaflows,
+                      opts->n_masks, opts->n_masks > 1 ? "s" : "");
+    }
+    ds_put_char(&out, '\n');
     ds_put_format(&out, "%-12s %9s %15s %9s %11s %11s %5s\n", "switch",
                   "first", "min-max", "later", "first-later", "first/later",
                   "lost");
@@ -427,6 +551,15 @@ lat_print_table(const struct lat *lat)
             }
             ds_put_format(&out, " %5u", r->n_lost);
             free(range);
+        }
+        if (opts->n_megaflows && r->min_dp_flows >= 0) {
+            ds_put_format(&out, "  (datapath before the pings: at least "
+                          "%lld flows, ", r->min_dp_flows);
+            if (r->min_dp_masks >= 0) {
+                ds_put_format(&out, "%lld masks)", r->min_dp_masks);
+            } else {
+                ds_put_cstr(&out, "masks not shown)");
+            }
         }
         if (r->skipped) {
             ds_put_format(&out, "%sskipped: %s", r->n ? "  " : " ",
@@ -478,6 +611,8 @@ lat_write_json(const struct lat *lat)
     json_object_put(top, "count", json_integer_create(opts->count));
     json_object_put(top, "repeat", json_integer_create(opts->repeat));
     json_object_put(top, "interval", json_real_create(opts->interval));
+    json_object_put(top, "megaflows", json_integer_create(opts->n_megaflows));
+    json_object_put(top, "masks", json_integer_create(opts->n_masks));
     json_object_put(top, "kernel_reference_first_ms",
                     json_real_create(LAT_KERNEL_REFERENCE_MS));
     for (size_t i = 0; i < LAT_N_SWITCHES; i++) {
@@ -497,6 +632,12 @@ lat_write_json(const struct lat *lat)
         json_object_put(sw, "first_ms", lat_json_array(r->first, r->n));
         json_object_put(sw, "later_ms", lat_json_array(r->later, r->n));
         json_object_put(sw, "lost", json_integer_create(r->n_lost));
+        if (opts->n_megaflows) {
+            json_object_put(sw, "min_dp_flows",
+                            json_integer_create(r->min_dp_flows));
+            json_object_put(sw, "min_dp_masks",
+                            json_integer_create(r->min_dp_masks));
+        }
         if (r->n) {
             double first = bench_median(r->first, r->n);
             double later = bench_median(r->later, r->n);
