@@ -473,18 +473,38 @@ bench_find_count(const char *s, const char *label)
             ? value : -1);
 }
 
+/* Takes 'option' with argument 'arg' into 'opts' if it is one of
+ * BENCH_MEGAFLOW_LONG_OPTIONS; returns whether it was. */
+bool
+bench_megaflow_parse_option(struct bench_megaflow_options *opts, int option,
+                            const char *arg)
+{
+    switch (option) {
+    case BENCH_OPT_MEGAFLOWS:
+        opts->n_megaflows = bench_parse_count("--megaflows", arg, 1,
+                                              BENCH_MAX_MEGAFLOWS);
+        return true;
+    case BENCH_OPT_MASKS:
+        opts->n_masks = bench_parse_count("--masks", arg, 1,
+                                          BENCH_MAX_MASKS);
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Checks --megaflows and --masks together: --masks needs --megaflows, at
  * most one mask per megaflow; no --masks means one. */
 void
-bench_megaflow_check(unsigned int n_megaflows, unsigned int *n_masks)
+bench_megaflow_options_finish(struct bench_megaflow_options *opts)
 {
-    if (*n_masks && !n_megaflows) {
+    if (opts->n_masks && !opts->n_megaflows) {
         ovs_fatal(0, "--masks goes with --megaflows");
-    } else if (n_megaflows) {
-        *n_masks = MAX(*n_masks, 1);
-        if (*n_masks > n_megaflows) {
+    } else if (opts->n_megaflows) {
+        opts->n_masks = MAX(opts->n_masks, 1);
+        if (opts->n_masks > opts->n_megaflows) {
             ovs_fatal(0, "--masks: more masks (%u) than megaflows (%u)",
-                      *n_masks, n_megaflows);
+                      opts->n_masks, opts->n_megaflows);
         }
     }
 }

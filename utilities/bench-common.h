@@ -145,7 +145,25 @@ void bench_megaflow_rules(struct svec *flows, unsigned int n, unsigned int m,
                           const char *out_port);
 #define BENCH_MAX_MEGAFLOWS 60000
 #define BENCH_MAX_MASKS 16
-void bench_megaflow_check(unsigned int n_megaflows, unsigned int *n_masks);
+
+/* --megaflows and --masks, for the modes that take them, as
+ * BENCH_OVS_LONG_OPTIONS: the table entries, a parser to offer each option
+ * to, and a check after the loop (--masks needs --megaflows, at most one
+ * mask per megaflow; no --masks means one). */
+struct bench_megaflow_options {
+    unsigned int n_megaflows;   /* --megaflows, or 0. */
+    unsigned int n_masks;       /* --masks. */
+};
+enum {
+    BENCH_OPT_MEGAFLOWS = 0x1100,
+    BENCH_OPT_MASKS,
+};
+#define BENCH_MEGAFLOW_LONG_OPTIONS                                     \
+    {"megaflows", required_argument, NULL, BENCH_OPT_MEGAFLOWS},        \
+    {"masks", required_argument, NULL, BENCH_OPT_MASKS}
+bool bench_megaflow_parse_option(struct bench_megaflow_options *,
+                                 int option, const char *arg);
+void bench_megaflow_options_finish(struct bench_megaflow_options *);
 long long int bench_find_count(const char *s, const char *label);
 
 /* Statistics over the runs of one measurement. */

@@ -340,7 +340,7 @@ fwd_measure(struct fwd *fwd, size_t c, size_t idx, enum fwd_pipeline p,
                         && sw->kind == FWD_OVS_XDP);
     bool tunnel = fwd_pipeline_is_tunnel(p) && sw->kind != FWD_FLOOR;
     bool xdp_tnl = tunnel && sw->kind == FWD_OVS_XDP;
-    bool mflow = (fwd->opts.n_megaflows && !sw->normal
+    bool mflow = (fwd->opts.mflow.n_megaflows && !sw->normal
                   && (sw->kind == FWD_OVS_XDP || sw->kind == FWD_OVS_STOCK));
     struct fwd_megaflow_counts mflow_before;
     struct fwd_monitor_counts mon_before, mon_after;

@@ -46,7 +46,7 @@ void
 fwd_megaflow_flows(const struct fwd_options *opts, const char *a,
                    const char *b, struct svec *flows)
 {
-    bench_megaflow_rules(flows, opts->n_megaflows, opts->n_masks, a,
+    bench_megaflow_rules(flows, opts->mflow.n_megaflows, opts->mflow.n_masks, a,
                          FWD_GEN_IP, "tp_src", FWD_UDP_SPORT_BASE, b);
     svec_add_nocopy(flows, xasprintf("priority=0,in_port=%s,actions=output:%s",
                                      a, b));
@@ -98,9 +98,9 @@ fwd_megaflow_note(struct fwd *fwd, const struct fwd_switch *sw,
                       "measuring", (double) (after->n_mask_hit
                                              - before->n_mask_hit) / hits);
     }
-    if (after->n_flows < (long long int) fwd->opts.n_megaflows) {
+    if (after->n_flows < (long long int) fwd->opts.mflow.n_megaflows) {
         ovs_error(0, "%s: %lld datapath flows, fewer than the %u megaflows "
                   "asked for", sw->name, after->n_flows,
-                  fwd->opts.n_megaflows);
+                  fwd->opts.mflow.n_megaflows);
     }
 }

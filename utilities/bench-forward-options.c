@@ -204,8 +204,6 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         OPT_PLOT,
         OPT_SINK,
         OPT_TUNNEL,
-        OPT_MEGAFLOWS,
-        OPT_MASKS,
     };
     static const struct option long_options[] = {
         {"duration", required_argument, NULL, OPT_DURATION},
@@ -221,8 +219,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         {"plot", required_argument, NULL, OPT_PLOT},
         {"sink", required_argument, NULL, OPT_SINK},
         {"tunnel", required_argument, NULL, OPT_TUNNEL},
-        {"megaflows", required_argument, NULL, OPT_MEGAFLOWS},
-        {"masks", required_argument, NULL, OPT_MASKS},
+        BENCH_MEGAFLOW_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -248,7 +245,8 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
 
         if (c == -1) {
             break;
-        } else if (bench_ovs_parse_option(&opts->ovs, c, optarg)) {
+        } else if (bench_ovs_parse_option(&opts->ovs, c, optarg)
+                   || bench_megaflow_parse_option(&opts->mflow, c, optarg)) {
             continue;
         }
         switch (c) {
@@ -265,14 +263,6 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
         case OPT_FLOWS:
             opts->n_flows = bench_parse_count("--flows", optarg, 1, 60000);
             flows_set = true;
-            break;
-        case OPT_MEGAFLOWS:
-            opts->n_megaflows = bench_parse_count("--megaflows", optarg, 1,
-                                                BENCH_MAX_MEGAFLOWS);
-            break;
-        case OPT_MASKS:
-            opts->n_masks = bench_parse_count("--masks", optarg, 1,
-                                            BENCH_MAX_MASKS);
             break;
         case OPT_SWITCHES:
             bench_select(optarg, fwd_switch_name, FWD_N_SWITCHES,
@@ -325,8 +315,8 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
     for (size_t p = 0; p < FWD_N_PIPELINES; p++) {
         opts->pipelines[p] |= tunnels[p];
     }
-    bench_megaflow_check(opts->n_megaflows, &opts->n_masks);
-    if (opts->n_megaflows) {
+    bench_megaflow_options_finish(&opts->mflow);
+    if (opts->mflow.n_megaflows) {
         if (flows_set) {
             ovs_fatal(0, "--megaflows sets the number of flows: no --flows "
                       "with it");
@@ -337,7 +327,7 @@ fwd_parse_options(struct fwd *fwd, int argc, char *argv[])
                           "only");
             }
         }
-        opts->n_flows = opts->n_megaflows;
+        opts->n_flows = opts->mflow.n_megaflows;
     }
 
     fwd_cpus_order(opts, cpu);

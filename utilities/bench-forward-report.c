@@ -266,10 +266,10 @@ fwd_print_table(const struct fwd *fwd)
                   FWD_FRAME_SIZE, opts->n_flows, opts->n_flows > 1 ? "s" : "",
                   opts->runs, opts->runs > 1 ? "s" : "", opts->duration,
                   opts->warmup);
-    if (opts->n_megaflows) {
+    if (opts->mflow.n_megaflows) {
         ds_put_format(&out, "flow table: one OpenFlow rule per flow (UDP "
                       "source port), spread for %u megaflow mask%s\n",
-                      opts->n_masks, opts->n_masks > 1 ? "s" : "");
+                      opts->mflow.n_masks, opts->mflow.n_masks > 1 ? "s" : "");
     }
     ds_put_format(&out, "sink: %s\n", (opts->stack_sink
                                          ? "a veth end without XDP, counted "
@@ -465,8 +465,8 @@ fwd_write_json(const struct fwd *fwd)
     json_object_put_string(top, "mode", "forward");
     json_object_put(top, "frame_size", json_integer_create(FWD_FRAME_SIZE));
     json_object_put(top, "flows", json_integer_create(opts->n_flows));
-    json_object_put(top, "megaflows", json_integer_create(opts->n_megaflows));
-    json_object_put(top, "masks", json_integer_create(opts->n_masks));
+    json_object_put(top, "megaflows", json_integer_create(opts->mflow.n_megaflows));
+    json_object_put(top, "masks", json_integer_create(opts->mflow.n_masks));
     json_object_put(top, "duration", json_real_create(opts->duration));
     json_object_put(top, "warmup", json_real_create(opts->warmup));
     json_object_put(top, "runs", json_integer_create(opts->runs));

@@ -122,7 +122,7 @@ fwd_ovs_setup(struct fwd *fwd, const struct fwd_switch *sw,
 
     if (sw->normal) {
         svec_add(&flows, "actions=normal");
-    } else if (fwd->opts.n_megaflows) {
+    } else if (fwd->opts.mflow.n_megaflows) {
         fwd_megaflow_flows(&fwd->opts, fwd->gen.root_name,
                            fwd->sink.root_name, &flows);
     } else {

@@ -140,9 +140,10 @@ struct fwd_options {
     double warmup;              /* Seconds of traffic before measuring. */
     int runs;                   /* Runs per switch. */
     unsigned int n_flows;       /* Distinct UDP source ports. */
-    unsigned int n_megaflows;   /* --megaflows: that many OpenFlow rules,
-                                 * one per source port, or 0. */
-    unsigned int n_masks;       /* --masks: over that many masks. */
+    struct bench_megaflow_options mflow;  /* --megaflows: that many
+                                           * OpenFlow rules, one per
+                                           * source port, over --masks
+                                           * masks. */
     int gen_cpus[FWD_MAX_GENERATORS];   /* The generators' CPUs, in the
                                          * order they are taken: N
                                          * generators run on the first N

@@ -105,8 +105,7 @@ struct lat_options {
     unsigned int count;         /* Pings per repetition, at least 2. */
     unsigned int repeat;        /* Repetitions per switch. */
     double interval;            /* Seconds between pings. */
-    unsigned int n_megaflows;   /* --megaflows, or 0. */
-    unsigned int n_masks;       /* --masks. */
+    struct bench_megaflow_options mflow;  /* --megaflows, --masks. */
     struct bench_ovs_options ovs;  /* --vswitchd-xdp, --vswitchd, --json. */
 };
 
@@ -186,16 +185,13 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
         OPT_REPEAT,
         OPT_INTERVAL,
         OPT_SWITCHES,
-        OPT_MEGAFLOWS,
-        OPT_MASKS,
     };
     static const struct option long_options[] = {
         {"count", required_argument, NULL, OPT_COUNT},
         {"repeat", required_argument, NULL, OPT_REPEAT},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"switches", required_argument, NULL, OPT_SWITCHES},
-        {"megaflows", required_argument, NULL, OPT_MEGAFLOWS},
-        {"masks", required_argument, NULL, OPT_MASKS},
+        BENCH_MEGAFLOW_LONG_OPTIONS,
         BENCH_OVS_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -215,7 +211,8 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
 
         if (c == -1) {
             break;
-        } else if (bench_ovs_parse_option(&opts->ovs, c, optarg)) {
+        } else if (bench_ovs_parse_option(&opts->ovs, c, optarg)
+                   || bench_megaflow_parse_option(&opts->mflow, c, optarg)) {
             continue;
         }
         switch (c) {
@@ -232,14 +229,6 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
         case OPT_SWITCHES:
             lat_parse_switches(lat, optarg);
             break;
-        case OPT_MEGAFLOWS:
-            opts->n_megaflows = bench_parse_count("--megaflows", optarg, 1,
-                                                  BENCH_MAX_MEGAFLOWS);
-            break;
-        case OPT_MASKS:
-            opts->n_masks = bench_parse_count("--masks", optarg, 1,
-                                              BENCH_MAX_MASKS);
-            break;
         case 'h':
             lat_usage();
             exit(EXIT_SUCCESS);
@@ -251,7 +240,7 @@ lat_parse_options(struct lat *lat, int argc, char *argv[])
     }
     free(short_options);
     bench_no_arguments("latency", argc, argv);
-    bench_megaflow_check(opts->n_megaflows, &opts->n_masks);
+    bench_megaflow_options_finish(&opts->mflow);
     bench_ovs_options_finish(&opts->ovs);
 }
 
@@ -354,7 +343,7 @@ static int
 lat_fill_megaflows(struct lat *lat, struct bench_ovs *ovs,
                    struct lat_result *r, struct ds *why)
 {
-    unsigned int n = lat->opts.n_megaflows;
+    unsigned int n = lat->opts.mflow.n_megaflows;
     struct sockaddr_in sin = { .sin_family = AF_INET };
     struct ds output = DS_EMPTY_INITIALIZER;
     long long int n_flows = -1, n_masks = -1;
@@ -421,9 +410,9 @@ lat_measure(struct lat *lat, size_t idx, struct ds *why)
     struct ds output = DS_EMPTY_INITIALIZER;
     int error;
 
-    if (lat->opts.n_megaflows) {
-        bench_megaflow_rules(&flows, lat->opts.n_megaflows,
-                             lat->opts.n_masks, lat->a.root_name, LAT_A_IP,
+    if (lat->opts.mflow.n_megaflows) {
+        bench_megaflow_rules(&flows, lat->opts.mflow.n_megaflows,
+                             lat->opts.mflow.n_masks, lat->a.root_name, LAT_A_IP,
                              "tp_dst", LAT_MFLOW_PORT_BASE,
                              lat->b.root_name);
         svec_add(&flows, "priority=0,actions=normal");
@@ -467,7 +456,7 @@ lat_measure(struct lat *lat, size_t idx, struct ds *why)
             goto out;
         }
         bench_sleep(0.1);
-        if (lat->opts.n_megaflows) {
+        if (lat->opts.mflow.n_megaflows) {
             error = lat_fill_megaflows(lat, ovs, r, why);
             if (error) {
                 goto out;
@@ -520,10 +509,10 @@ lat_print_table(const struct lat *lat)
                   "namespace to another through each switch,\n%u times, each "
                   "after ovs-appctl revalidator/purge (fresh flows); RTTs in "
                   "ms\n", opts->count, opts->interval, opts->repeat);
-    if (opts->n_megaflows) {
+    if (opts->mflow.n_megaflows) {
         ds_put_format(&out, "with %u more megaflows over %u mask%s in the "
-                      "datapath (--megaflows, --masks)\n", opts->n_megaflows,
-                      opts->n_masks, opts->n_masks > 1 ? "s" : "");
+                      "datapath (--megaflows, --masks)\n", opts->mflow.n_megaflows,
+                      opts->mflow.n_masks, opts->mflow.n_masks > 1 ? "s" : "");
     }
     ds_put_char(&out, '\n');
     ds_put_format(&out, "%-12s %9s %15s %9s %11s %11s %5s\n", "switch",
@@ -552,7 +541,7 @@ lat_print_table(const struct lat *lat)
             ds_put_format(&out, " %5u", r->n_lost);
             free(range);
         }
-        if (opts->n_megaflows && r->min_dp_flows >= 0) {
+        if (opts->mflow.n_megaflows && r->min_dp_flows >= 0) {
             ds_put_format(&out, "  (datapath before the pings: at least "
                           "%lld flows, ", r->min_dp_flows);
             if (r->min_dp_masks >= 0) {
@@ -611,8 +600,8 @@ lat_write_json(const struct lat *lat)
     json_object_put(top, "count", json_integer_create(opts->count));
     json_object_put(top, "repeat", json_integer_create(opts->repeat));
     json_object_put(top, "interval", json_real_create(opts->interval));
-    json_object_put(top, "megaflows", json_integer_create(opts->n_megaflows));
-    json_object_put(top, "masks", json_integer_create(opts->n_masks));
+    json_object_put(top, "megaflows", json_integer_create(opts->mflow.n_megaflows));
+    json_object_put(top, "masks", json_integer_create(opts->mflow.n_masks));
     json_object_put(top, "kernel_reference_first_ms",
                     json_real_create(LAT_KERNEL_REFERENCE_MS));
     for (size_t i = 0; i < LAT_N_SWITCHES; i++) {
@@ -632,7 +621,7 @@ lat_write_json(const struct lat *lat)
         json_object_put(sw, "first_ms", lat_json_array(r->first, r->n));
         json_object_put(sw, "later_ms", lat_json_array(r->later, r->n));
         json_object_put(sw, "lost", json_integer_create(r->n_lost));
-        if (opts->n_megaflows) {
+        if (opts->mflow.n_megaflows) {
             json_object_put(sw, "min_dp_flows",
                             json_integer_create(r->min_dp_flows));
             json_object_put(sw, "min_dp_masks",
