@@ -79,9 +79,10 @@ spectre_v2(char *buf, size_t size)
     }
 }
 
-/* Adds to 'ids' the ids of the programs behind all XDP links. */
-static void
-collect_link_progs(struct sset *ids)
+/* Adds to 'ids' the ids of the programs behind all XDP links, in any
+ * namespace. */
+void
+xdp_dispatcher_collect_link_progs(struct sset *ids)
 {
     uint32_t id = 0;
 
@@ -105,9 +106,10 @@ collect_link_progs(struct sset *ids)
     }
 }
 
-/* Adds to 'ids' the ids of the XDP programs on this namespace's devices. */
-static void
-collect_netdev_progs(struct sset *ids)
+/* Adds to 'ids' the ids of the XDP programs on the devices of the calling
+ * thread's namespace, through netlink or links. */
+void
+xdp_dispatcher_collect_netdev_progs(struct sset *ids)
 {
     struct if_nameindex *ifs = if_nameindex();
 
@@ -146,8 +148,8 @@ xdp_dispatcher_format_kernel(struct ds *s)
     ds_put_format(s, "retpolines: %s (spectre_v2: %s)\n",
                   strstr(spectre, "Retpoline") ? "yes" : "no", spectre);
 
-    collect_link_progs(&ids);
-    collect_netdev_progs(&ids);
+    xdp_dispatcher_collect_link_progs(&ids);
+    xdp_dispatcher_collect_netdev_progs(&ids);
     n = sset_count(&ids);
     ds_put_format(s, "XDP programs attached: %"PRIuSIZE" distinct, ", n);
     if (n <= XDP_DISPATCHER_ENTRIES) {

@@ -20,12 +20,15 @@
 /* What the kernel's XDP dispatcher holds (see xdp-dispatcher.c). */
 
 struct ds;
+struct sset;
 struct xdp_attachment;
 
 /* BPF_DISPATCHER_MAX in the kernel. */
 #define XDP_DISPATCHER_ENTRIES 48
 
 void xdp_dispatcher_format_kernel(struct ds *);
+void xdp_dispatcher_collect_link_progs(struct sset *ids);
+void xdp_dispatcher_collect_netdev_progs(struct sset *ids);
 void xdp_dispatcher_format_prog(struct ds *, const char *label, int prog_fd);
 void xdp_dispatcher_format_attachment(struct ds *,
                                       const struct xdp_attachment *);

@@ -182,6 +182,34 @@ bench_find_program(const char *name)
     return found;
 }
 
+/* Returns the first of 'candidates', paths relative to the directory of
+ * this program, that is an executable, or else 'name' on $PATH, or NULL.
+ * The caller frees the result. */
+char *
+bench_find_sibling(const char *const candidates[], size_t n,
+                   const char *name)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+
+    if (len > 0) {
+        self[len] = '\0';
+        char *dir = dir_name(self);
+
+        for (size_t i = 0; i < n; i++) {
+            char *file = xasprintf("%s/%s", dir, candidates[i]);
+
+            if (!access(file, X_OK)) {
+                free(dir);
+                return file;
+            }
+            free(file);
+        }
+        free(dir);
+    }
+    return bench_find_program(name);
+}
+
 /* Returns where ovs-vswitchd-xdp most likely is: next to this program in
  * the build tree (utilities/ and ofproto-xdp/ are siblings there), next to
  * it once installed (bin/ and sbin/), or else on $PATH.  Returns NULL if
@@ -194,25 +222,9 @@ bench_default_vswitchd_xdp(void)
         "../../ofproto-xdp/ovs-vswitchd-xdp",   /* From libtool's .libs. */
         "../sbin/ovs-vswitchd-xdp",
     };
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 
-    if (n > 0) {
-        self[n] = '\0';
-        char *dir = dir_name(self);
-
-        for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
-            char *file = xasprintf("%s/%s", dir, candidates[i]);
-
-            if (!access(file, X_OK)) {
-                free(dir);
-                return file;
-            }
-            free(file);
-        }
-        free(dir);
-    }
-    return bench_find_program("ovs-vswitchd-xdp");
+    return bench_find_sibling(candidates, ARRAY_SIZE(candidates),
+                              "ovs-vswitchd-xdp");
 }
 
 /* Time. */
@@ -339,10 +351,16 @@ void
 bench_write_json(struct json *json, const char *file_name)
 {
     char *s = json_to_string(json, JSSF_PRETTY | JSSF_SORT);
-    FILE *stream = fopen(file_name, "w");
 
-    if (!stream || fprintf(stream, "%s\n", s) < 0 || fclose(stream)) {
-        ovs_error(errno, "%s: cannot write results", file_name);
+    if (!file_name) {
+        puts(s);
+        fflush(stdout);
+    } else {
+        FILE *stream = fopen(file_name, "w");
+
+        if (!stream || fprintf(stream, "%s\n", s) < 0 || fclose(stream)) {
+            ovs_error(errno, "%s: cannot write results", file_name);
+        }
     }
     free(s);
     json_destroy(json);

@@ -70,6 +70,8 @@ int bench_run(struct ds *output, const char *format, ...)
 void bench_explain(struct ds *why, const char *what, int status,
                    const struct ds *output);
 char *bench_find_program(const char *name);
+char *bench_find_sibling(const char *const candidates[], size_t n,
+                         const char *name);
 char *bench_default_vswitchd_xdp(void);
 
 /* Time. */
@@ -130,7 +132,7 @@ void bench_ovs_options_finish(struct bench_ovs_options *);
 void bench_no_arguments(const char *mode, int argc, char *argv[]);
 
 /* Writes 'json' (pretty, with sorted keys) and a new-line into 'file_name'
- * and destroys it; reports a failure on stderr. */
+ * (stdout if NULL) and destroys it; reports a failure on stderr. */
 struct json;
 void bench_write_json(struct json *json, const char *file_name);
 

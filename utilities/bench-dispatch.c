@@ -282,41 +282,8 @@ disp_setns(int fd)
     }
 }
 
-/* Adds program 'id' to 'ids', unless it is one of this run's. */
-static void
-disp_add_other(const struct disp *d, struct sset *ids, uint32_t id)
-{
-    char *name = xasprintf("%"PRIu32, id);
-
-    if (id && !sset_contains(&d->our_ids, name)) {
-        sset_add(ids, name);
-    }
-    free(name);
-}
-
-/* Adds to 'ids' the ids of the XDP programs attached to the devices of
- * the calling thread's namespace, through netlink or links, but this
- * run's. */
-static void
-disp_collect_netdev_progs(const struct disp *d, struct sset *ids)
-{
-    struct if_nameindex *ifs = if_nameindex();
-
-    for (struct if_nameindex *i = ifs; i && i->if_index; i++) {
-        LIBBPF_OPTS(bpf_xdp_query_opts, q);
-
-        if (!bpf_xdp_query(i->if_index, 0, &q)) {
-            disp_add_other(d, ids, q.drv_prog_id);
-            disp_add_other(d, ids, q.skb_prog_id);
-        }
-    }
-    if (ifs) {
-        if_freenameindex(ifs);
-    }
-}
-
 /* Adds to 'ids' the XDP programs attached in the namespace named 'name'
- * under /run/netns, unless it is this run's. */
+ * under /run/netns, unless it is this run's namespace. */
 static void
 disp_collect_named_ns(const struct disp *d, const char *name,
                       struct sset *ids)
@@ -333,7 +300,7 @@ disp_collect_named_ns(const struct disp *d, const char *name,
     /* A namespace that went away in the meantime has no programs left. */
     if (fd >= 0) {
         if (!setns(fd, CLONE_NEWNET)) {
-            disp_collect_netdev_progs(d, ids);
+            xdp_dispatcher_collect_netdev_progs(ids);
         }
         close(fd);
     }
@@ -348,7 +315,6 @@ static void
 disp_collect_others(const struct disp *d, struct sset *ids)
 {
     int here = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-    uint32_t id = 0;
     DIR *dir;
 
     if (here < 0) {
@@ -356,28 +322,14 @@ disp_collect_others(const struct disp *d, struct sset *ids)
     }
 
     sset_clear(ids);
-    while (!bpf_link_get_next_id(id, &id)) {
-        struct bpf_link_info info;
-        uint32_t len = sizeof info;
-        int fd = bpf_link_get_fd_by_id(id);
-
-        if (fd < 0) {
-            continue;
-        }
-        memset(&info, 0, sizeof info);
-        if (!bpf_obj_get_info_by_fd(fd, &info, &len)
-            && info.type == BPF_LINK_TYPE_XDP) {
-            disp_add_other(d, ids, info.prog_id);
-        }
-        close(fd);
-    }
+    xdp_dispatcher_collect_link_progs(ids);
 
     /* The root namespace: where we are until the scratch namespace is
      * entered. */
     if (d->root_fd >= 0) {
         disp_setns(d->root_fd);
     }
-    disp_collect_netdev_progs(d, ids);
+    xdp_dispatcher_collect_netdev_progs(ids);
 
     dir = opendir("/run/netns");
     if (dir) {
@@ -393,6 +345,11 @@ disp_collect_others(const struct disp *d, struct sset *ids)
 
     disp_setns(here);
     close(here);
+
+    const char *name;
+    SSET_FOR_EACH (name, &d->our_ids) {
+        sset_find_and_delete(ids, name);
+    }
 }
 
 /* Returns true if a program in 'before' is not in 'after'. */
@@ -900,11 +857,7 @@ disp_print_json(const struct disp *d)
     }
     json_object_put(top, "programs", progs);
 
-    char *s = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
-    puts(s);
-    fflush(stdout);
-    free(s);
-    json_destroy(top);
+    bench_write_json(top, NULL);
 }
 
 /* Command line. */

@@ -1014,11 +1014,7 @@ fp_print_json(const struct fp *fp)
     }
     json_object_put(top, "tables", tables);
 
-    char *s = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
-    puts(s);
-    fflush(stdout);
-    free(s);
-    json_destroy(top);
+    bench_write_json(top, NULL);
 }
 
 /* Command line. */

@@ -129,25 +129,9 @@ fuzz_default_script(void)
         "ovs-xdp-fuzz",
         "../ovs-xdp-fuzz",
     };
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 
-    if (n > 0) {
-        self[n] = '\0';
-        char *dir = dir_name(self);
-
-        for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
-            char *file = xasprintf("%s/%s", dir, candidates[i]);
-
-            if (!access(file, X_OK)) {
-                free(dir);
-                return file;
-            }
-            free(file);
-        }
-        free(dir);
-    }
-    return bench_find_program("ovs-xdp-fuzz");
+    return bench_find_sibling(candidates, ARRAY_SIZE(candidates),
+                              "ovs-xdp-fuzz");
 }
 
 
