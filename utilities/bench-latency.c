@@ -125,7 +125,8 @@ static const struct eth_addr lat_a_mac = ETH_ADDR_C(02,6f,78,62,01,01);
 static const struct eth_addr lat_b_mac = ETH_ADDR_C(02,6f,78,62,01,02);
 #define LAT_A_IP "198.18.1.1"
 #define LAT_B_IP "198.18.1.2"
-#define LAT_MFLOW_PORT_BASE 20000   /* --megaflows: UDP ports from here. */
+#define LAT_MFLOW_PORT_BASE 1024    /* --megaflows: UDP ports from here
+                                     * (BENCH_MAX_MEGAFLOWS fit). */
 #define LAT_MFLOW_BURST 100         /* Datagrams between pauses... */
 #define LAT_MFLOW_PAUSE 0.02        /* ...of this many seconds. */
 
