@@ -985,7 +985,10 @@ dp_xdp_compile_table_changed(struct dp_xdp *dp, bool urgent)
  * its last flow's idle timeout often comes back with the next connection.
  * It is folded into the next compile that something else calls for, or
  * compiled after XDP_COMPILE_SHRUNK_MS; sooner if every free slot is
- * taken (dp_xdp_compile_slots_wanted()). */
+ * taken (dp_xdp_compile_slots_wanted()).  An empty subtable visited before
+ * busy ones costs each of their packets a lookup that misses; the ranking
+ * sees that within XDP_COMPILE_RANK_MS (rank_is_stale(): no hits in front
+ * of many) and compiles it away with the new order. */
 void
 dp_xdp_compile_table_shrunk(struct dp_xdp *dp, uint32_t slot)
     OVS_REQUIRES(dp->flow_mutex)
