@@ -19,8 +19,9 @@
  * interruptible sleep, CPU time from /proc/stat, the median and spread of
  * a handful of runs, veth pairs into namespaces of their own, XDP programs
  * attached inside a namespace by entering it with setns() for the moment
- * of the call, and private Open vSwitch instances, each an ovsdb-server
- * and an ovs-vswitchd in a temporary run directory. */
+ * of the call, private Open vSwitch instances, each an ovsdb-server and
+ * an ovs-vswitchd in a temporary run directory, and OpenFlow tables that
+ * give a datapath many megaflows over several masks. */
 
 #include <config.h>
 

@@ -21,7 +21,9 @@
  * topology of their own, run switches on it one after the other and must
  * leave nothing behind, and parse the same options ('forward', 'latency',
  * 'storm' and 'tcp' take --vswitchd-xdp, --vswitchd and --json=FILE
- * through bench_ovs_parse_option()).
+ * through bench_ovs_parse_option(); 'forward' and 'latency' --megaflows
+ * and --masks, with the OpenFlow rules that make them, through
+ * bench_megaflow_parse_option() and bench_megaflow_rules()).
  *
  * Naming: every namespace, interface and bridge that a mode creates is
  * named BENCH_PREFIX, a short role and the process id, so that two runs
