@@ -96,7 +96,7 @@ xdp_dispatcher_collect_link_progs(struct sset *ids)
         }
         memset(&info, 0, sizeof info);
         if (!bpf_obj_get_info_by_fd(fd, &info, &len)
-            && info.type == BPF_LINK_TYPE_XDP) {
+            && info.type == BPF_LINK_TYPE_XDP && info.prog_id) {
             char s[16];
 
             snprintf(s, sizeof s, "%"PRIu32, info.prog_id);
