@@ -1166,16 +1166,18 @@ dp_xdp_compile_format(struct dp_xdp *dp, struct ds *s)
                       hits_now[cs->slot] - c->hits_base[cs->slot]);
         xdp_compile_format_csub(s, cs);
         if (!m->in_use) {
-            long long int left = 0;
-
+            /* See dp_xdp_compile_table_shrunk().  No deadline when the
+             * last compile, which took it in, failed. */
+            ds_put_cstr(s, " (no flows left: compiled away with the next "
+                        "compile");
             if (c->shrunk_since != LLONG_MAX) {
-                left = c->shrunk_since + c->shrunk_ms - time_msec();
-            }
+                long long int left = (c->shrunk_since + c->shrunk_ms
+                                      - time_msec());
 
-            /* See dp_xdp_compile_table_shrunk(). */
-            ds_put_format(s, " (no flows left: compiled away with the "
-                          "next compile, at the latest in %lld s)",
-                          MAX(left, 0) / 1000);
+                ds_put_format(s, ", at the latest in %lld s",
+                              MAX(left, 0) / 1000);
+            }
+            ds_put_char(s, ')');
         } else if (cs->ckey_words && cslot->cmap_fd < 0) {
             ds_put_cstr(s, " (no compact map: found by the fallback)");
         } else if (cslot->cmap_full) {
