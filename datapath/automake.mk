@@ -9,6 +9,7 @@ BPF_CFLAGS = -O2 -g -target bpf -Wall -Wno-unused-function \
 datapath_bpf_headers = \
 	datapath/xdp-dp.h \
 	datapath/xdp-dp-classify.h \
+	datapath/xdp-dp-execute.h \
 	datapath/xdp-dp-ct.h \
 	datapath/xdp-dp-maps.h \
 	datapath/xdp-dp-parse.h \

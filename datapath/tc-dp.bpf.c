@@ -83,9 +83,6 @@
  * copied, 0.93 not).  Why the receiver gains, we have not found. */
 #define TC_DP_LINEAR_GSO_MIN 4000
 
-/* What the passes return for a packet that recirculates: no TC verdict. */
-#define TC_DP_RECIRCULATE (-100)
-
 /* What a pass works on, per CPU, for all the passes of a packet (see
  * struct pass_buf in xdp-dp.bpf.c, and why one per CPU is enough). */
 struct tc_dp_buf {
@@ -242,8 +239,8 @@ tc_dp_send(struct __sk_buff *skb, __u32 *ifindex, __u32 k, __u32 trunc_len,
  * the chain of calls under tc_dp_pass__() fills.  Returns the TC
  * verdict. */
 static __always_inline int
-tc_dp_outputs(struct __sk_buff *skb, struct tc_dp_buf *buf,
-              const struct xdp_flow *flow, __u32 first, __u32 n,
+tc_dp_outputs(struct __sk_buff *skb, const struct xdp_flow *flow, __u32 first,
+              __u32 n, const struct pkt_md *md, struct tc_dp_buf *buf,
               const struct l4_csum_diff *diff)
 {
     __u32 *ifindex = buf->ifindex;
@@ -270,10 +267,11 @@ tc_dp_outputs(struct __sk_buff *skb, struct tc_dp_buf *buf,
  * skip it, counts the packet in the flow of that pass, sends it to that
  * flow's output and returns the TC verdict; otherwise returns -1. */
 static __always_inline int
-tc_dp_ct_next(struct __sk_buff *skb, struct pkt_md *md,
-              const struct xdp_flow_key *key, const struct l4_csum_diff *diff,
+tc_dp_ct_next(struct __sk_buff *skb, struct pkt_md *md, struct tc_dp_buf *buf,
+              const struct l4_csum_diff *diff,
               const struct xdp_dp_ct_entry *cte, __u32 ct, __u32 recirc_id)
 {
+    const struct xdp_flow_key *key = &buf->key;
     __u32 slot;
     __u32 port_no = ct_next_lookup(md, key, cte, ct, recirc_id, &slot);
     struct xdp_dp_port *port;
@@ -304,15 +302,16 @@ tc_dp_ct_next(struct __sk_buff *skb, struct pkt_md *md,
 
 /* XDP_DP_ACTION_TNL_PUSH at 'flow->actions[i]' and the output that ends
  * the flow's actions after it (see do_tnl_push() in xdp-dp.bpf.c), on the
- * skb whose key is 'key', with the checksum changes 'diff'.  The TC half
- * pushes the header (tc_tnl_push(), which keeps a GSO segment one); the
+ * skb whose key is 'buf->key', with the checksum changes 'diff'.  The TC
+ * half pushes the header (tc_tnl_push(), which keeps a GSO segment one); the
  * outer VLAN tag, if the skb holds one, goes into the inner frame first.
  * Returns the TC verdict, or -1 if the actions are malformed. */
 static __always_inline int
 tc_dp_tnl_push(struct __sk_buff *skb, const struct xdp_flow *flow, __u32 i,
-               __u32 n, const struct xdp_flow_key *key,
-               const struct l4_csum_diff *diff)
+               __u32 n, const struct pkt_md *md,
+               struct tc_dp_buf *buf, const struct l4_csum_diff *diff)
 {
+    const struct xdp_flow_key *key = &buf->key;
     const struct xdp_dp_action *out = &flow->actions[(n - 1) & 7];
     const struct xdp_dp_action *a;
     struct xdp_dp_tnl_hdr *h;
@@ -351,179 +350,24 @@ tc_dp_tnl_push(struct __sk_buff *skb, const struct xdp_flow *flow, __u32 i,
     return tc_send(skb, &ifindex, 1, 0);
 }
 
-/* Runs 'flow''s actions on the skb, whose metadata is 'md' and key
- * 'buf->key', as execute() in xdp-dp.bpf.c runs them on a frame: a ct()
- * among them gives the packet 'ct', whose NAT, if any, is the connection
- * cache entry 'cte''s, applied first.  Returns the TC verdict, or
- * TC_DP_RECIRCULATE with 'md' set up for the next pass. */
-static __always_inline int
-tc_dp_execute(struct __sk_buff *skb, const struct xdp_flow *flow,
-              struct pkt_md *md, struct tc_dp_buf *buf,
-              const struct xdp_dp_ct_entry *cte, __u32 ct)
-{
-    const struct xdp_flow_key *key = &buf->key;
-    struct l4_csum_diff diff = md->diff;
-    __u32 n = flow->n_actions;
-    __u32 first = 0;
-
-    if (flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN)
-        && flow->actions[0].check_len.flags & XDP_DP_CPL_F_GT_DROP
-        && tc_dp_check_len__(skb, flow->actions[0].check_len.len,
-                             flow->actions[0].check_len.grow,
-                             ip_end(key, &buf->info))) {
-        COUNT(n_dropped, 1);
-        return TC_ACT_SHOT;
-    }
-    if (cte && ct & XDP_DP_PKT_CT_F_NAT) {
-        if (flow->actions[0].type == XDP_DP_ACTION_SAMPLE) {
-            tc_dp_sample__(skb, md, buf, &flow->actions[0], flow->slot);
-            first = 1;
-        }
-        if (ct_nat_rewrite(skb, cte, key, &diff) < 0) {
-            COUNT(n_tx_error, 1);
-            return TC_ACT_SHOT;
-        }
-    }
-
-    for (__u32 i = first; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
-        const struct xdp_dp_action *a = &flow->actions[i];
-        int error = 0;
-
-        switch (a->type) {
-        case XDP_DP_ACTION_OUTPUT:
-            return tc_dp_outputs(skb, buf, flow, i, n, &diff);
-        case XDP_DP_ACTION_PUSH_VLAN:
-            error = do_push_vlan(skb, &a->vlan);
-            break;
-        case XDP_DP_ACTION_POP_VLAN:
-            error = do_pop_vlan(skb);
-            break;
-        case XDP_DP_ACTION_SET_ETH:
-            error = do_set_eth(skb, a);
-            break;
-        case XDP_DP_ACTION_SET_IPV4:
-            error = do_set_ipv4(skb, a, key, &diff);
-            break;
-        case XDP_DP_ACTION_SET_L4_PORTS:
-            error = do_set_l4_ports(skb, a, key, &diff) < 0 ? -1 : 0;
-            break;
-        case XDP_DP_ACTION_SET_IPV6_ADDR:
-            error = do_set_ipv6_addr(skb, a, key, &diff);
-            break;
-        case XDP_DP_ACTION_SET_IPV6:
-            error = do_set_ipv6(skb, a);
-            break;
-        case XDP_DP_ACTION_HASH:
-        case XDP_DP_ACTION_RECIRC:
-            if (cte && a->type == XDP_DP_ACTION_RECIRC
-                && flow_is_ct_recirc(flow)) {
-                int verdict = tc_dp_ct_next(skb, md, key, &diff, cte, ct,
-                                            a->recirc.id);
-
-                if (verdict >= 0) {
-                    return verdict;
-                }
-            }
-            if (!do_recirc(flow, i, md, &diff, ct)) {
-                return TC_DP_RECIRCULATE;
-            }
-            error = -1;
-            break;
-        case XDP_DP_ACTION_CT:
-            /* Its NAT is done, above. */
-            error = cte ? 0 : -1;
-            break;
-        case XDP_DP_ACTION_TNL_PUSH: {
-            int verdict = tc_dp_tnl_push(skb, flow, i, n, key, &diff);
-
-            if (verdict >= 0) {
-                return verdict;
-            }
-            error = -1;
-            break;
-        }
-        case XDP_DP_ACTION_DATA:
-        case XDP_DP_ACTION_SET_PRIORITY:
-        case XDP_DP_ACTION_TRUNC:
-        case XDP_DP_ACTION_CHECK_PKT_LEN:
-            /* As in execute(). */
-            break;
-        case XDP_DP_ACTION_METER:
-            if (!xdp_dp_meter__(a->meter.id, XDP_DP_FRAME_LEN(skb))) {
-                COUNT(n_metered, 1);
-                return TC_ACT_SHOT;
-            }
-            break;
-        case XDP_DP_ACTION_SAMPLE:
-            tc_dp_sample__(skb, md, buf, a, flow->slot);
-            break;
-        case XDP_DP_ACTION_CT_CLEAR:
-            md->ct = 0;         /* As in execute(). */
-            break;
-        case XDP_DP_ACTION_TNL_POP:
-            /* tc_dp_pass() checked it with tnl_pop_ok(). */
-            if (!do_tnl_pop(skb, md, key, a->tnl_pop.port)) {
-                COUNT(n_tnl_pop, 1);
-                return TC_DP_RECIRCULATE;
-            }
-            error = -1;
-            break;
-        default:
-            error = -1;
-            break;
-        }
-        if (error) {
-            COUNT(n_tx_error, 1);
-            return TC_ACT_SHOT;
-        }
-    }
-    COUNT(n_dropped, 1);
-    return TC_ACT_SHOT;
-}
-
-/* Whether the packet, with key 'key' and headers 'info', must be handed
- * to ovs-vswitchd although it hit 'flow': as needs_slow_path() in
- * xdp-dp.bpf.c decides it. */
-static __always_inline int
-tc_dp_needs_slow_path(struct __sk_buff *skb, const struct xdp_flow *flow,
-                      const struct xdp_flow_key *key,
-                      const struct xdp_parse_info *info)
-{
-    __u32 bits = flow->action_bits;
-
-    /* XDP_FLOW_F_NO_GSO: see needs_slow_path() in xdp-dp.bpf.c; here the
-     * skb says whether it is a GSO segment. */
-    if (flow->flags & XDP_FLOW_F_SLOW_PATH
-        || (flow->flags & XDP_FLOW_F_NO_GSO && skb->gso_size)) {
-        return 1;
-    }
-    if (bits & (ACTION_BIT(XDP_DP_ACTION_SET_IPV4)
-                | ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
-                | ACTION_BIT(XDP_DP_ACTION_SET_IPV6))
-        && info->l4_ofs == XDP_PARSE_OFS_NONE) {
-        return 1;
-    }
-    if (bits & ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN)) {
-        const struct xdp_dp_action *c = &flow->actions[0];
-
-        if (c->check_len.flags
-            & (tc_dp_check_len__(skb, c->check_len.len, c->check_len.grow,
-                                 ip_end(key, info))
-               ? XDP_DP_CPL_F_GT_SLOW : XDP_DP_CPL_F_LE_SLOW)) {
-            return 1;
-        }
-    }
-    return (bits & (ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
-                    | ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
-            && key->eth_type == bpf_htons(ETH_P_IPV6)
-            && !(key->nw_frag & XDP_NW_FRAG_LATER)
-            && l4_has_pseudo_hdr(key) && ipv6_l4_offset(skb, key) < 0);
-}
+/* What execute() needs of this program (see xdp-dp-execute.h); the TC
+ * verdicts include TC_ACT_UNSPEC (-1), so RECIRCULATE is none of them. */
+#define XDP_DP_PASS_BUF struct tc_dp_buf
+#define XDP_DP_DROP TC_ACT_SHOT
+#define XDP_DP_PKT_LEN(CTX) XDP_DP_FRAME_LEN(CTX)
+#define XDP_DP_KEEPS_KEY 0      /* Every pass parses the skb afresh. */
+#define exec_check_len(CTX, MD, C, IP_END)                               \
+    tc_dp_check_len__(CTX, (C)->check_len.len, (C)->check_len.grow, IP_END)
+#define exec_sample tc_dp_sample__
+#define exec_outputs tc_dp_outputs
+#define exec_ct_next tc_dp_ct_next
+#define exec_tnl_push tc_dp_tnl_push
+#include "xdp-dp-execute.h"
 
 /* One pass of the skb, with metadata 'md', through the flow table, as
  * dp_pass() in xdp-dp.bpf.c: parses, classifies, counts, and runs the
  * flow's actions or hands the packet to ovs-vswitchd.  Returns the TC
- * verdict, or TC_DP_RECIRCULATE with 'md' set up for the next pass. */
+ * verdict, or RECIRCULATE with 'md' set up for the next pass. */
 static __always_inline int
 tc_dp_pass(struct __sk_buff *skb, struct pkt_md *md, struct tc_dp_buf *buf)
 {
@@ -581,27 +425,16 @@ tc_dp_pass(struct __sk_buff *skb, struct pkt_md *md, struct tc_dp_buf *buf)
     dp_stats->n_mask_hit += n_visited;
 
     __u32 slot = flow->slot;
-    int slow = tc_dp_needs_slow_path(skb, flow, key, info);
+    int slow = needs_slow_path(skb, flow, md, key, info);
 
     /* ct() looks its connection up before any action runs, and tnl_pop
      * checks that it can pop, as in dp_pass(). */
     const struct xdp_dp_ct_entry *cte = NULL;
-    __u32 ct_slot = 0, ct_md = 0;
+    __u32 ct_md = 0;
     if (!slow && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CT)) {
-        int ct = xdp_dp_ct_lookup__(skb, flow, key, info, &buf->ck);
-
-        if (ct >= 0) {
-            ct_slot = ct & XDP_DP_PKT_CT_SLOT_MASK;
-            ct_md = (((ct_slot + 1) & XDP_DP_PKT_CT_SLOT_MASK)
-                     | (ct & XDP_DP_CT_LOOKUP_NAT ? XDP_DP_PKT_CT_F_NAT : 0));
-            cte = bpf_map_lookup_elem(&xdp_dp_ct_entries, &ct_slot);
-        }
-        if (cte) {
-            dp_stats->n_ct_hit++;
-        } else {
-            dp_stats->n_ct_miss++;
-            slow = 1;
-        }
+        cte = ct_pass_lookup(skb, flow, key, info, &buf->ck, dp_stats,
+                             &ct_md);
+        slow = !cte;
     }
     if (!slow && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_TNL_POP)) {
         /* xdp_dp_tnl_pop_ok__() checks a UDP checksum over the frame's
@@ -629,7 +462,7 @@ tc_dp_pass(struct __sk_buff *skb, struct pkt_md *md, struct tc_dp_buf *buf)
 
     xdp_dp_flow_count(slot, XDP_DP_FRAME_LEN(skb),
                       key->nw_proto == IPPROTO_TCP ? key->tcp_flags : 0);
-    return tc_dp_execute(skb, flow, md, buf, cte, cte ? ct_md : 0);
+    return execute(skb, flow, md, buf, cte, cte ? ct_md : 0, 1);
 }
 
 /* tc_dp_pass() as a global function, which the verifier checks once for
@@ -674,7 +507,7 @@ tc_dp_main(struct __sk_buff *skb)
         bpf_skb_pull_data(skb, skb->len);   /* As it was, if it fails. */
     }
     verdict = tc_dp_pass__(skb, &md, buf);
-    for (int i = 0; verdict == TC_DP_RECIRCULATE; i++) {
+    for (int i = 0; verdict == RECIRCULATE; i++) {
         if (i == XDP_DP_MAX_RECIRC) {
             COUNT(n_recirc_limited, 1);
             return TC_ACT_SHOT;

@@ -261,9 +261,9 @@ hash_5tuple(const struct xdp_flow_key *key, __u32 basis)
     return mhash_finish(hash, 42);
 }
 
-/* What execute() and dp_pass() return for a packet that recirculates: not
- * an XDP verdict. */
-#define RECIRCULATE (-1)
+/* What execute() and a pass return for a packet that recirculates: neither
+ * an XDP verdict nor a TC one (TC_ACT_UNSPEC is -1). */
+#define RECIRCULATE (-100)
 
 /* Whether 'flow''s actions are a ct() and its recirc, nothing else: then
  * the pass after it may keep the key (see 'key_ok' in struct pkt_md). */

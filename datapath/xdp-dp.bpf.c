@@ -529,22 +529,6 @@ do_tnl_push(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 i,
     return do_output(ctx, md, buf, &none, out->output.port, 0, NULL);
 }
 
-/* Runs 'flow''s actions on the packet in 'ctx', whose metadata is 'md' and
- * key 'buf->key'; a ct() among them gives the packet 'ct' (struct pkt_md's
- * 'ct', or 0 if the flow has none), whose NAT, if any, is the connection
- * cache entry 'cte''s.  Returns the XDP verdict, or RECIRCULATE with 'md'
- * set up for the next pass.
- *
- * The NAT of a ct() is applied before the actions, not at the ct()'s
- * place among them: no action before a ct() may touch the addresses or
- * ports (xdp-actions.c), so the packet comes out the same, and the
- * verifier sees the rewrite once, not at each step of the loop (where,
- * in some compiled programs, it took the verifier past its limit).
- *
- * The actions only read 'md' until they recirculate, which ends them:
- * xdp_dp_main() reads 'md' after its first pass, so the verifier would
- * otherwise tell apart, at every action, the packets that differ in what
- * earlier actions wrote there. */
 /* The pass after a cached ct() (see ct_next_lookup()): if the packet may
  * skip it, counts the packet in the flow of that pass, outputs it and
  * returns the verdict; otherwise returns -1. */
@@ -573,187 +557,38 @@ ct_next_output(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf,
     return do_output(ctx, md, buf, diff, port1 - 1, 0, NULL);
 }
 
+/* The outputs that end 'flow''s actions, from 'flow->actions[first]' on,
+ * for execute() (xdp-dp-execute.h): one through do_output(), several
+ * through the TC half, with what the action before them asks. */
 static __always_inline int
-execute(struct xdp_md *ctx, const struct xdp_flow *flow, struct pkt_md *md,
-        struct pass_buf *buf, const struct xdp_dp_ct_entry *cte, __u32 ct,
-        int first_pass)
+exec_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
+             __u32 n, struct pkt_md *md, struct pass_buf *buf,
+             const struct l4_csum_diff *diff)
 {
-    const struct xdp_flow_key *key = &buf->key;
-    struct l4_csum_diff diff = md->diff;
-    __u32 n = flow->n_actions;
+    const struct xdp_dp_action *mark = outputs_mark(flow, first);
 
-    __u32 first = 0;
-
-    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN))
-        && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN)
-        && flow->actions[0].check_len.flags & XDP_DP_CPL_F_GT_DROP
-        && xdp_dp_check_len__(ctx, flow->actions[0].check_len.len,
-                              md->skb_only, flow->actions[0].check_len.grow,
-                              ip_end(key, &buf->info))) {
-        /* A gt() that drops (see "Packet length checks"); any other goes
-         * to ovs-vswitchd (needs_slow_path()). */
-        COUNT(n_dropped, 1);
-        return XDP_DROP;
+    if (first + 1 == n) {
+        return do_output(ctx, md, buf, diff,
+                         flow->actions[first & 7].output.port, 0, mark);
+    } else if (HAS_ACTION(XDP_DP_ACTION_F_OUTPUTS)) {
+        return do_outputs(ctx, flow, first, n, md, diff, buf, mark);
     }
-    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && cte
-        && ct & XDP_DP_PKT_CT_F_NAT) {
-        /* A sample() before the ct() sees the packet before its NAT; the
-         * compiler allows one only as the first action (sFlow's place). */
-        if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SAMPLE))
-            && flow->actions[0].type == XDP_DP_ACTION_SAMPLE) {
-            xdp_dp_sample__(ctx, md, buf, &flow->actions[0], flow->slot);
-            first = 1;
-        }
-        int ports = ct_nat_rewrite(ctx, cte, key, &diff);
-
-        if (ports < 0) {
-            COUNT(n_tx_error, 1);
-            return XDP_DROP;
-        }
-        /* For a flow that is only the ct() and its recirc, the key now
-         * says what a parse of the rewritten frame would, so that the
-         * next pass may keep it (md->key_ok).  Other flows' actions see
-         * the key as the flow matched it, as before. */
-        if (flow_is_ct_recirc(flow)) {
-            ct_nat_fill_key(&buf->key, cte, ports > 0);
-        }
-    }
-
-    for (__u32 i = first; i < XDP_FLOW_MAX_ACTIONS && i < n; i++) {
-        const struct xdp_dp_action *a = &flow->actions[i];
-        int error = 0;
-
-        switch (a->type) {
-        case XDP_DP_ACTION_OUTPUT:
-            if (i + 1 == n) {
-                return do_output(ctx, md, buf, &diff, a->output.port, 0,
-                                 outputs_mark(flow, i));
-            } else if (HAS_ACTION(XDP_DP_ACTION_F_OUTPUTS)) {
-                return do_outputs(ctx, flow, i, n, md, &diff, buf,
-                                  outputs_mark(flow, i));
-            }
-            error = -1;
-            break;
-        case XDP_DP_ACTION_PUSH_VLAN:
-            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_PUSH_VLAN))
-                     ? do_push_vlan(ctx, &a->vlan) : -1);
-            break;
-        case XDP_DP_ACTION_POP_VLAN:
-            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_POP_VLAN))
-                     ? do_pop_vlan(ctx) : -1);
-            break;
-        case XDP_DP_ACTION_SET_ETH:
-            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_ETH))
-                     ? do_set_eth(ctx, a) : -1);
-            break;
-        case XDP_DP_ACTION_SET_IPV4:
-            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV4))
-                     ? do_set_ipv4(ctx, a, key, &diff) : -1);
-            break;
-        case XDP_DP_ACTION_SET_L4_PORTS:
-            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
-                     && do_set_l4_ports(ctx, a, key, &diff) >= 0 ? 0 : -1);
-            break;
-        case XDP_DP_ACTION_SET_IPV6_ADDR:
-            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR))
-                     ? do_set_ipv6_addr(ctx, a, key, &diff) : -1);
-            break;
-        case XDP_DP_ACTION_SET_IPV6:
-            error = (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV6))
-                     ? do_set_ipv6(ctx, a) : -1);
-            break;
-        case XDP_DP_ACTION_HASH:
-        case XDP_DP_ACTION_RECIRC:
-            /* Only for a ct() in the first pass ('first_pass' is a
-             * constant: the code is not in xdp_dp_recirc_pass__(), where
-             * it took the verifier's work for the generic program from
-             * 573,000 to 791,000 instructions; 588,000 without). */
-            if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && first_pass && cte
-                && a->type == XDP_DP_ACTION_RECIRC
-                && flow_is_ct_recirc(flow)) {
-                int verdict = ct_next_output(ctx, md, buf, &diff, cte, ct,
-                                             a->recirc.id);
-
-                if (verdict >= 0) {
-                    return verdict;
-                }
-            }
-            if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_RECIRC))
-                && !do_recirc(flow, i, md, &diff, ct)) {
-                return RECIRCULATE;
-            }
-            error = -1;
-            break;
-        case XDP_DP_ACTION_CT:
-            /* Its NAT is done, above. */
-            error = HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT)) && cte ? 0 : -1;
-            break;
-        case XDP_DP_ACTION_TNL_PUSH:
-            if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_PUSH))) {
-                int verdict = do_tnl_push(ctx, flow, i, n, md, buf, &diff);
-
-                if (verdict >= 0) {
-                    return verdict;
-                }
-            }
-            error = -1;
-            break;
-        case XDP_DP_ACTION_DATA:
-        case XDP_DP_ACTION_SET_PRIORITY:
-        case XDP_DP_ACTION_TRUNC:
-        case XDP_DP_ACTION_CHECK_PKT_LEN:
-            /* Nothing to do here: data for the action before, a priority
-             * or a length for the outputs after it (outputs_mark()), the
-             * length check done before the loop and in
-             * needs_slow_path(). */
-            break;
-        case XDP_DP_ACTION_METER:
-            if (!HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_METER))) {
-                error = -1;
-            } else if (!xdp_dp_meter__(a->meter.id,
-                                       bpf_xdp_get_buff_len(ctx))) {
-                COUNT(n_metered, 1);
-                return XDP_DROP;
-            }
-            break;
-        case XDP_DP_ACTION_SAMPLE:
-            if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SAMPLE))) {
-                xdp_dp_sample__(ctx, md, buf, a, flow->slot);
-            } else {
-                error = -1;
-            }
-            break;
-        case XDP_DP_ACTION_CT_CLEAR:
-            /* The next pass parses the key afresh (md->key_ok is only
-             * set after a flow of a ct() and its recirc) and fills in
-             * the ct_* fields from md->ct alone. */
-            if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT_CLEAR))) {
-                md->ct = 0;
-            } else {
-                error = -1;
-            }
-            break;
-        case XDP_DP_ACTION_TNL_POP:
-            /* dp_pass() checked it with tnl_pop_ok(). */
-            if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_POP))
-                && !do_tnl_pop(ctx, md, key, a->tnl_pop.port)) {
-                COUNT(n_tnl_pop, 1);
-                return RECIRCULATE;
-            }
-            error = -1;
-            break;
-        default:
-            error = -1;
-            break;
-        }
-        if (error) {
-            COUNT(n_tx_error, 1);
-            return XDP_DROP;
-        }
-    }
-    COUNT(n_dropped, 1);
+    COUNT(n_tx_error, 1);
     return XDP_DROP;
 }
+
+/* What execute() needs of this program (see xdp-dp-execute.h). */
+#define XDP_DP_PASS_BUF struct pass_buf
+#define XDP_DP_DROP XDP_DROP
+#define XDP_DP_PKT_LEN(CTX) bpf_xdp_get_buff_len(CTX)
+#define XDP_DP_KEEPS_KEY 1
+#define exec_check_len(CTX, MD, C, IP_END)                               \
+    xdp_dp_check_len__(CTX, (C)->check_len.len, (MD)->skb_only,         \
+                       (C)->check_len.grow, IP_END)
+#define exec_sample xdp_dp_sample__
+#define exec_ct_next ct_next_output
+#define exec_tnl_push do_tnl_push
+#include "xdp-dp-execute.h"
 
 /* execute() out of line, for a compiled program with
  * 'xdp_dp_cfg.execute_call' (see "Passes" below): 'ct' is the packet's
@@ -783,64 +618,6 @@ xdp_dp_execute__(struct xdp_md *ctx, const struct xdp_flow *flow,
         }
     }
     return execute(ctx, flow, md, buf, cte, ct, first_pass);
-}
-
-/* Whether the packet in 'ctx', with metadata 'md' and key 'key', must be
- * handed to ovs-vswitchd although it hit 'flow' in XDP: a slow-path flow,
- * a flow whose actions this compiled program has no code for, a
- * check_pkt_len() branch that XDP cannot run, or an IPv6 rewrite that
- * touches the L4 checksum or header of a packet with extension headers
- * (done here only for packets without them). */
-static __always_inline int
-needs_slow_path(struct xdp_md *ctx, const struct xdp_flow *flow,
-                const struct pkt_md *md, const struct xdp_flow_key *key,
-                const struct xdp_parse_info *info)
-{
-    if (flow->flags & XDP_FLOW_F_SLOW_PATH
-        || (xdp_dp_cfg.enabled
-            && flow->action_bits & ~xdp_dp_cfg.action_bits)) {
-        return 1;
-    }
-    /* A UDP tunnel over IPv6 needs a checksum, which the TC half cannot
-     * make for a GSO segment (see xdp-dp-tnl.h); a frame that may be one
-     * goes to ovs-vswitchd, which cuts it first. */
-    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_PUSH))
-        && flow->flags & XDP_FLOW_F_NO_GSO
-        && XDP_DP_TNL_MAY_BE_GSO(ctx, md->skb_only)) {
-        return 1;
-    }
-    /* A rewrite of IP fields in a packet whose IP header the parser did
-     * not accept (cut short, or shorter than its own header length): OVS's
-     * odp_execute_actions() still writes the fields the frame holds, which
-     * XDP, bounded by the whole header, would not; ovs-vswitchd does it
-     * (found by ovs-xdp-bench fuzz). */
-    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV4)
-                   | ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
-                   | ACTION_BIT(XDP_DP_ACTION_SET_IPV6))
-        && flow->action_bits & (ACTION_BIT(XDP_DP_ACTION_SET_IPV4)
-                                | ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
-                                | ACTION_BIT(XDP_DP_ACTION_SET_IPV6))
-        && info->l4_ofs == XDP_PARSE_OFS_NONE) {
-        return 1;
-    }
-    if (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN))
-        && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CHECK_PKT_LEN)) {
-        const struct xdp_dp_action *c = &flow->actions[0];
-
-        if (c->check_len.flags
-            & (xdp_dp_check_len__(ctx, c->check_len.len, md->skb_only,
-                                  c->check_len.grow, ip_end(key, info))
-               ? XDP_DP_CPL_F_GT_SLOW : XDP_DP_CPL_F_LE_SLOW)) {
-            return 1;
-        }
-    }
-    return (HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
-                       | ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
-            && flow->action_bits & (ACTION_BIT(XDP_DP_ACTION_SET_IPV6_ADDR)
-                                    | ACTION_BIT(XDP_DP_ACTION_SET_L4_PORTS))
-            && key->eth_type == bpf_htons(ETH_P_IPV6)
-            && !(key->nw_frag & XDP_NW_FRAG_LATER)
-            && l4_has_pseudo_hdr(key) && ipv6_l4_offset(ctx, key) < 0);
 }
 
 /* Passes
@@ -998,31 +775,19 @@ dp_pass(struct xdp_md *ctx, struct pkt_md *md, struct pass_buf *buf,
     int slow = needs_slow_path(ctx, flow, md, key, info);
 
     /* The ct() of the flow, if any, looks its connection up before any of
-     * the flow's actions runs, so that a miss hands ovs-vswitchd the packet
-     * as the flow found it (through the one upcall below: each upcall is
-     * a lot of code for the verifier). */
+     * the flow's actions runs (through the one upcall below: each upcall
+     * is a lot of code for the verifier). */
     const struct xdp_dp_ct_entry *cte = NULL;
-    __u32 ct_slot = 0, ct_md = 0;
+    __u32 ct_md = 0;
     if (!slow && HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_CT))
         && flow->action_bits & ACTION_BIT(XDP_DP_ACTION_CT)) {
         if (!all_l4 && xdp_parse_l4_pending(key, info)) {
             xdp_parse_l4__(ctx, key, info);
         }
-        int ct = xdp_dp_ct_lookup__(ctx, flow, key, info,
-                                    (struct xdp_dp_ct_key *) buf->tmp.ck);
-        if (ct >= 0) {
-            /* Again: a global function returns no pointer. */
-            ct_slot = ct & XDP_DP_PKT_CT_SLOT_MASK;
-            ct_md = (((ct_slot + 1) & XDP_DP_PKT_CT_SLOT_MASK)
-                     | (ct & XDP_DP_CT_LOOKUP_NAT ? XDP_DP_PKT_CT_F_NAT : 0));
-            cte = bpf_map_lookup_elem(&xdp_dp_ct_entries, &ct_slot);
-        }
-        if (cte) {
-            dp_stats->n_ct_hit++;
-        } else {
-            dp_stats->n_ct_miss++;
-            slow = 1;
-        }
+        cte = ct_pass_lookup(ctx, flow, key, info,
+                             (struct xdp_dp_ct_key *) buf->tmp.ck, dp_stats,
+                             &ct_md);
+        slow = !cte;
     }
     /* So does a tnl_pop check that XDP can pop the packet. */
     if (!slow && HAS_ACTION(ACTION_BIT(XDP_DP_ACTION_TNL_POP))
