@@ -951,7 +951,7 @@ xdp_actions_compile__(const struct nlattr *actions, size_t actions_len,
                                  != XDP_DP_ACTION_SAMPLE))) {
             /* XDP makes a ct()'s NAT before the actions run, and a sample()
              * before it must see the packet without it: XDP draws one there
-             * only as the first action (see execute() in xdp-dp.bpf.c). */
+             * only as the first action (see execute() in xdp-dp-execute.h). */
             xdp_why_action(why_slow, "ct(nat) after a sample() that is "
                            "not the first action: ", a, left);
             goto slow;
