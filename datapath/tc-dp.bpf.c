@@ -24,8 +24,9 @@
  * ports, statistics, counters and upcall rings are one.  Its globals are
  * its own, and ovs-vswitchd sets them in both.
  *
- * It runs every action the XDP program runs, with the skb's own means
- * where XDP's would lose its GSO state: outputs (several, through
+ * It runs every action the XDP program runs, with the same executor
+ * (xdp-dp-execute.h) and the skb's own means where XDP's would lose its
+ * GSO state: outputs (several, through
  * clones), VLAN push and pop (the kernel's skb_vlan_push() and
  * skb_vlan_pop()), the rewrites (direct writes, the L4 checksum fixed at
  * the output by bpf_l4_csum_replace(), partial or full), recirculation

@@ -8,11 +8,12 @@
  * 'struct xdp_flow_key' (xdp-dp-parse.h); the key is classified against
  * the megaflow table (xdp-dp-classify.h), by the generic classifier or, in
  * a program compiled for the current table, by the compiled subtables and
- * then the generic classifier.  On a hit the flow's actions run and its
- * counters are bumped in the mmapped statistics array; a slow-path flow's
- * packets, and all packets that miss, go to ovs-vswitchd through a perf
- * event ring (struct xdp_dp_upcall, then the whole frame), and only
- * ovs-vswitchd counts them in their flow's slot.  The datapath counters
+ * then the generic classifier.  On a hit the flow's actions run (the
+ * executor both programs share, xdp-dp-execute.h) and its counters are
+ * bumped in the mmapped statistics array; a slow-path flow's packets, and
+ * all packets that miss, go to ovs-vswitchd through a perf event ring
+ * (struct xdp_dp_upcall, then the whole frame), and only ovs-vswitchd
+ * counts them in their flow's slot.  The datapath counters
  * (struct xdp_dp_stats) say which packets the programs switched and which
  * they sent up; nothing but the programs moves them.
  *
