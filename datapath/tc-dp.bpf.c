@@ -355,7 +355,6 @@ tc_dp_tnl_push(struct __sk_buff *skb, const struct xdp_flow *flow, __u32 i,
  * verdicts include TC_ACT_UNSPEC (-1), so RECIRCULATE is none of them. */
 #define XDP_DP_PASS_BUF struct tc_dp_buf
 #define XDP_DP_DROP TC_ACT_SHOT
-#define XDP_DP_PKT_LEN(CTX) XDP_DP_FRAME_LEN(CTX)
 #define XDP_DP_KEEPS_KEY 0      /* Every pass parses the skb afresh. */
 #define exec_check_len(CTX, MD, C, IP_END)                               \
     tc_dp_check_len__(CTX, (C)->check_len.len, (C)->check_len.grow, IP_END)
@@ -496,7 +495,7 @@ tc_dp_main(struct __sk_buff *skb)
     md.in_port = *port_no & XDP_DP_IN_PORT_MASK;
     md.skb_only = 1;
     if (*port_no & XDP_DP_IN_PORT_F_POLICED
-        && !police(XDP_DP_FRAME_LEN(skb), md.in_port)) {
+        && !police(XDP_DP_PKT_LEN(skb), md.in_port)) {
         COUNT(n_policed, 1);
         return TC_ACT_SHOT;
     }

@@ -15,14 +15,14 @@
  * type XDP_PARSE_CTX in the headers before this one: the rewrites
  * (xdp-dp-rewrite.h), VLAN push and pop, recirculation and the datapath
  * hash (xdp-dp-pass.h), ct()'s NAT (xdp-dp-ct.h), tunnel pop
- * (xdp-dp-tnl.h) and meters.  What differs between a frame and an skb is
- * how a packet leaves, how long it is and what a verdict is, so the
- * program that includes this file first defines these:
+ * (xdp-dp-tnl.h) and meters, and its length (XDP_DP_PKT_LEN(),
+ * xdp-dp-parse.h).  What differs between a frame and an skb is how a
+ * packet leaves and what a verdict is, so the program that includes this
+ * file first defines these:
  *
  *   XDP_DP_PASS_BUF     its per-CPU pass buffer type, with the packet's
  *                       key in 'key' and its headers in 'info'.
  *   XDP_DP_DROP         its verdict for a packet it drops.
- *   XDP_DP_PKT_LEN(CTX) the packet's length as a meter counts it.
  *   XDP_DP_KEEPS_KEY    nonzero if its next pass may keep the key that a
  *                       ct() and its recirc leave (struct pkt_md's
  *                       'key_ok'), which the NAT then brings up to date.

@@ -268,6 +268,15 @@ struct xdp_parse_cursor {
 #define XDP_DP_FRAME_LEN(CTX) ((CTX)->data_end - (CTX)->data)
 #endif
 
+/* The whole packet's length, as a meter or a policer counts it: in XDP
+ * with the fragments of a multi-buffer frame, which XDP_DP_FRAME_LEN()
+ * leaves out (a helper call). */
+#ifdef XDP_PARSE_SKB
+#define XDP_DP_PKT_LEN(CTX) XDP_DP_FRAME_LEN(CTX)
+#else
+#define XDP_DP_PKT_LEN(CTX) bpf_xdp_get_buff_len(CTX)
+#endif
+
 /* Sets up cursor 'C' on the frame of 'CTX' for a parse that reports to
  * the 'struct xdp_parse_info' at 'INFO'. */
 #ifdef XDP_PARSE_SKB

@@ -581,7 +581,6 @@ exec_outputs(struct xdp_md *ctx, const struct xdp_flow *flow, __u32 first,
 /* What execute() needs of this program (see xdp-dp-execute.h). */
 #define XDP_DP_PASS_BUF struct pass_buf
 #define XDP_DP_DROP XDP_DROP
-#define XDP_DP_PKT_LEN(CTX) bpf_xdp_get_buff_len(CTX)
 #define XDP_DP_KEEPS_KEY 1
 #define exec_check_len(CTX, MD, C, IP_END)                               \
     xdp_dp_check_len__(CTX, (C)->check_len.len, (MD)->skb_only,         \
@@ -892,7 +891,7 @@ xdp_dp_run(struct xdp_md *ctx, int out_of_line)
     in_port = *port_no & XDP_DP_IN_PORT_MASK;
     skb_only = *port_no & XDP_DP_IN_PORT_F_GENERIC;
     if (*port_no & XDP_DP_IN_PORT_F_POLICED
-        && !xdp_dp_police__(bpf_xdp_get_buff_len(ctx), in_port)) {
+        && !xdp_dp_police__(XDP_DP_PKT_LEN(ctx), in_port)) {
         COUNT(n_policed, 1);
         return XDP_DROP;
     }
